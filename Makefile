@@ -1,0 +1,50 @@
+# Builds the C core (csrc/core + csrc/alloc, no Python) as libtensorlib.so
+# and the C unit tests in tests/c/, which link against it.
+#   make            -> build/libtensorlib.so
+#   make ctest      -> build and run every tests/c/test_*.c
+#   make SAN=1 ...  -> the same under ASan+UBSan, in build-san/
+CC ?= gcc
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -fsanitize=float-cast-overflow -fno-omit-frame-pointer
+OPT := -O1 -g
+else
+BUILD := build
+SANFLAGS :=
+OPT := -O2 -g
+endif
+CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC \
+          -fvisibility=hidden -D_GNU_SOURCE -DTL_BUILDING_LIB \
+          -Icsrc/include $(OPT) $(SANFLAGS) $(EXTRA_CFLAGS)
+LDLIBS := -lpthread -lm
+
+CORE_SRC := $(wildcard csrc/alloc/*.c) $(wildcard csrc/core/*.c)
+CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC))
+HEADERS := $(wildcard csrc/include/tensorlib/*.h csrc/alloc/*.h csrc/core/*.h)
+TEST_SRC := $(wildcard tests/c/test_*.c)
+TEST_BIN := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+.PHONY: all ctest clean
+all: $(BUILD)/libtensorlib.so
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libtensorlib.so: $(CORE_OBJ)
+	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+# Tests see only the public headers, plus the harness.
+$(BUILD)/tests/%: tests/c/%.c tests/c/harness.h $(BUILD)/libtensorlib.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icsrc/include -Itests/c \
+	    $(OPT) $(SANFLAGS) $< -o $@ -L$(BUILD) -ltensorlib \
+	    -Wl,-rpath,$(abspath $(BUILD)) $(LDLIBS)
+
+ctest: $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,26 @@
+/* csrc/core/dtype_impl.h — internal: the dtype table and scalar C types
+ * used by kernels.  Not part of the public API. */
+#ifndef TENSORLIB_CSRC_CORE_DTYPE_IMPL_H
+#define TENSORLIB_CSRC_CORE_DTYPE_IMPL_H
+#ifndef TL_BUILDING_LIB
+#error "csrc/core/dtype_impl.h is internal to tensorlib"
+#endif
+
+#include <complex.h>
+
+#include "tensorlib/dtype.h"
+
+extern const tl_dtype_info tl_dtype_table[TL_DTYPE_COUNT];
+
+static inline int64_t tl_itemsize(int dt)
+{
+    return tl_dtype_table[dt].itemsize;
+}
+
+/* Storage types of float16 / bfloat16 (bit patterns). */
+typedef uint16_t tl_half;
+typedef uint16_t tl_bf16;
+typedef float _Complex tl_c64;
+typedef double _Complex tl_c128;
+
+#endif /* TENSORLIB_CSRC_CORE_DTYPE_IMPL_H */

@@ -1,0 +1,294 @@
+/* csrc/core/shape.c — numel and byte sizes with checked arithmetic, dense
+ * strides per memory format, the stride-derived flags, and the bounds check
+ * every view goes through.  Pure functions of sizes and strides. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shape.h"
+#include "tensor_impl.h"
+
+char *tl_format_list(char *buf, size_t n, int count, const int64_t *v)
+{
+    size_t used = 0;
+    int w = snprintf(buf, n, "[");
+    used = w > 0 ? (size_t)w : 0;
+    for (int i = 0; i < count && used < n; i++) {
+        w = snprintf(buf + used, n - used, "%s%" PRId64, i ? ", " : "", v[i]);
+        if (w < 0) {
+            break;
+        }
+        used += (size_t)w;
+    }
+    if (used < n) {
+        snprintf(buf + used, n - used, "]");
+    } else if (n >= 5) {
+        memcpy(buf + n - 5, "...]", 5);
+    }
+    return buf;
+}
+
+const char *tl_fmt_list(int slot, int count, const int64_t *v)
+{
+    static _Thread_local char bufs[4][256];
+    return tl_format_list(bufs[slot & 3], sizeof bufs[0], count, v);
+}
+
+int tl_safe_numel_bytes(int ndim, const int64_t *sizes, int64_t itemsize,
+                        int64_t *numel_out, int64_t *nbytes_out)
+{
+    if (ndim < 0 || ndim > TL_MAX_DIMS) {
+        return tl_error(TL_ERR_SHAPE,
+                        "a tensor has at most %d dimensions, got %d",
+                        TL_MAX_DIMS, ndim);
+    }
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] < 0) {
+            return tl_error(TL_ERR_SHAPE,
+                            "negative size %" PRId64 " at dim %d in shape %s",
+                            sizes[d], d, tl_fmt_list(0, ndim, sizes));
+        }
+    }
+    /* Note [Running product]: as PyTorch, the product is checked left to
+     * right, so (2**62, 4, 0) overflows before the 0 is seen while
+     * (2**62, 0) is a valid empty shape. */
+    int64_t numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (tl_mul_overflow_i64(numel, sizes[d], &numel)) {
+            return tl_error(TL_ERR_OVERFLOW,
+                            "shape %s: the number of elements overflows "
+                            "int64 at dim %d",
+                            tl_fmt_list(0, ndim, sizes), d);
+        }
+    }
+    int64_t nbytes;
+    if (tl_mul_overflow_i64(numel, itemsize, &nbytes)) {
+        return tl_error(TL_ERR_OVERFLOW,
+                        "shape %s with itemsize %" PRId64
+                        ": the size in bytes overflows int64",
+                        tl_fmt_list(0, ndim, sizes), itemsize);
+    }
+    if (numel_out) {
+        *numel_out = numel;
+    }
+    if (nbytes_out) {
+        *nbytes_out = nbytes;
+    }
+    return 0;
+}
+
+static void strides_in_order(int ndim, const int64_t *sizes,
+                             const int *order, int64_t *strides)
+{
+    /* order lists dims from fastest to slowest. */
+    int64_t expected = 1;
+    for (int i = 0; i < ndim; i++) {
+        int d = order[i];
+        strides[d] = expected;
+        /* Size-0 or size-1 dims do not scale later strides past 1. */
+        expected *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+}
+
+static const int cl2d_order[4] = {1, 3, 2, 0};
+static const int cl3d_order[5] = {1, 4, 3, 2, 0};
+
+int tl_dense_strides(int ndim, const int64_t *sizes, tl_memory_format fmt,
+                     int64_t *strides)
+{
+    /* Callers have validated sizes with tl_safe_numel_bytes, so the
+     * products below cannot overflow. */
+    switch (fmt) {
+    case TL_FORMAT_CHANNELS_LAST:
+        if (ndim != 4) {
+            return tl_error(TL_ERR_SHAPE,
+                            "channels_last needs a 4-D shape, got %d-D %s",
+                            ndim, tl_fmt_list(0, ndim, sizes));
+        }
+        strides_in_order(4, sizes, cl2d_order, strides);
+        return 0;
+    case TL_FORMAT_CHANNELS_LAST_3D:
+        if (ndim != 5) {
+            return tl_error(TL_ERR_SHAPE,
+                            "channels_last_3d needs a 5-D shape, got %d-D %s",
+                            ndim, tl_fmt_list(0, ndim, sizes));
+        }
+        strides_in_order(5, sizes, cl3d_order, strides);
+        return 0;
+    default: {
+        int64_t expected = 1;
+        for (int d = ndim - 1; d >= 0; d--) {
+            strides[d] = expected;
+            expected *= sizes[d] > 1 ? sizes[d] : 1;
+        }
+        return 0;
+    }
+    }
+}
+
+/* The contiguity walk of c10 over dims in the given order (fastest first):
+ * size-1 dims are skipped, every other stride must equal the running
+ * product.  An empty tensor is contiguous. */
+static bool walk_contiguous(const int64_t *sizes, const int64_t *strides,
+                            const int *order, int n, int64_t numel)
+{
+    if (numel == 0) {
+        return true;
+    }
+    int64_t expected = 1;
+    for (int i = 0; i < n; i++) {
+        int d = order[i];
+        if (sizes[d] == 1) {
+            continue;
+        }
+        if (strides[d] != expected) {
+            return false;
+        }
+        expected *= sizes[d];
+    }
+    return true;
+}
+
+/* c10's is_channels_last_strides_{2d,3d}: strides ordered like channels
+ * last, no size 0, and N not sharing C's stride. */
+static bool strides_like(const int64_t *sizes, const int64_t *strides,
+                         const int *order, int n)
+{
+    int64_t min = 0;
+    if (strides[1] == 0) {
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        int d = order[i];
+        if (sizes[d] == 0) {
+            return false;
+        }
+        if (strides[d] < min) {
+            return false;
+        }
+        if (d == 0 && min == strides[1]) {
+            return false;
+        }
+        min = strides[d];
+        if (sizes[d] > 1) {
+            min *= sizes[d];
+        }
+    }
+    return true;
+}
+
+static bool non_overlapping_and_dense(int ndim, const int64_t *sizes,
+                                      const int64_t *strides)
+{
+    if (ndim == 1) {
+        return sizes[0] < 2 || strides[0] == 1;
+    }
+    int perm[TL_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] == 0) {
+            return true; /* empty */
+        }
+        if (sizes[d] >= 2) {
+            perm[n++] = d;
+        }
+    }
+    /* Insertion sort by stride (ndim is small). */
+    for (int i = 1; i < n; i++) {
+        int v = perm[i];
+        int j = i - 1;
+        while (j >= 0 && strides[perm[j]] > strides[v]) {
+            perm[j + 1] = perm[j];
+            j--;
+        }
+        perm[j + 1] = v;
+    }
+    int64_t require = 1;
+    for (int i = 0; i < n; i++) {
+        if (strides[perm[i]] != require) {
+            return false;
+        }
+        require *= sizes[perm[i]];
+    }
+    return true;
+}
+
+void tl_impl_refresh_flags(tl_tensor_impl *t)
+{
+    const int n = t->ndim;
+    const int64_t *sz = t->sizes, *st = t->strides;
+    uint32_t f = t->flags & ~(uint32_t)TL_FLAGS_DERIVED;
+    int order[TL_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        order[i] = n - 1 - i;
+    }
+    bool contig = walk_contiguous(sz, st, order, n, t->numel);
+    if (contig) {
+        f |= TL_FLAG_CONTIGUOUS | TL_FLAG_NON_OVERLAPPING_AND_DENSE;
+    } else if (non_overlapping_and_dense(n, sz, st)) {
+        f |= TL_FLAG_NON_OVERLAPPING_AND_DENSE;
+    }
+    if (n == 4) {
+        if (walk_contiguous(sz, st, cl2d_order, 4, t->numel)) {
+            f |= TL_FLAG_CHANNELS_LAST_CONTIGUOUS;
+        }
+        if (strides_like(sz, st, cl2d_order, 4)) {
+            f |= TL_FLAG_CHANNELS_LAST;
+        }
+    } else if (n == 5) {
+        if (walk_contiguous(sz, st, cl3d_order, 5, t->numel)) {
+            f |= TL_FLAG_CHANNELS_LAST_3D_CONTIGUOUS;
+        }
+        if (strides_like(sz, st, cl3d_order, 5)) {
+            f |= TL_FLAG_CHANNELS_LAST_3D;
+        }
+    }
+    uintptr_t p = (uintptr_t)tl_impl_data(t);
+    if (p % (uintptr_t)tl_itemsize(t->dtype) == 0) {
+        f |= TL_FLAG_ALIGNED;
+    }
+    t->flags = f;
+}
+
+int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
+                       int64_t storage_offset, int64_t itemsize,
+                       int64_t storage_nbytes)
+{
+    if (storage_offset < 0) {
+        return tl_error(TL_ERR_SHAPE,
+                        "storage offset must be non-negative, got %" PRId64,
+                        storage_offset);
+    }
+    int64_t lo = storage_offset, hi = storage_offset;
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] == 0) {
+            return 0; /* no element is reachable */
+        }
+    }
+    for (int d = 0; d < ndim; d++) {
+        int64_t span;
+        if (tl_mul_overflow_i64(strides[d], sizes[d] - 1, &span) ||
+            tl_add_overflow_i64(span < 0 ? lo : hi, span,
+                                span < 0 ? &lo : &hi)) {
+            return tl_error(TL_ERR_OVERFLOW,
+                            "sizes %s with strides %s and storage offset "
+                            "%" PRId64 " overflow int64 element offsets",
+                            tl_fmt_list(0, ndim, sizes),
+                            tl_fmt_list(1, ndim, strides), storage_offset);
+        }
+    }
+    int64_t end_bytes;
+    if (lo < 0 || tl_add_overflow_i64(hi, 1, &end_bytes) ||
+        tl_mul_overflow_i64(end_bytes, itemsize, &end_bytes) ||
+        end_bytes > storage_nbytes) {
+        return tl_error(TL_ERR_SHAPE,
+                        "sizes %s, strides %s and storage offset %" PRId64
+                        " reach elements %" PRId64 "..%" PRId64
+                        " (itemsize %" PRId64 "), outside a storage of "
+                        "%" PRId64 " bytes",
+                        tl_fmt_list(0, ndim, sizes),
+                        tl_fmt_list(1, ndim, strides), storage_offset, lo,
+                        hi, itemsize, storage_nbytes);
+    }
+    return 0;
+}

@@ -1,0 +1,477 @@
+/* csrc/core/tensor.c — storages, version counters and tensor impls: their
+ * creation, reference counting and metadata.  Every data byte comes from an
+ * allocator found through the registry (tl_block_alloc); this file only
+ * mallocs metadata. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape.h"
+#include "tensor_impl.h"
+
+/* ---- storage ------------------------------------------------------------ */
+
+static tl_storage *storage_make(tl_block *b, int64_t offset, int64_t nbytes,
+                                bool resizable)
+{
+    tl_storage *s = malloc(sizeof *s);
+    if (!s) {
+        tl_error(TL_ERR_MEMORY, "out of memory for a storage");
+        return NULL;
+    }
+    atomic_init(&s->refcnt, 1);
+    tl_block_incref(b);
+    s->block = b;
+    s->offset = offset;
+    s->nbytes = nbytes;
+    s->resizable = resizable;
+    atomic_init(&s->exports, 0);
+    s->pyobj = NULL;
+    return s;
+}
+
+tl_storage *tl_storage_new(tl_device dev, tl_memkind kind, int64_t nbytes)
+{
+    if (nbytes < 0) {
+        tl_error(TL_ERR_VALUE, "storage size must be non-negative, got "
+                 "%" PRId64, nbytes);
+        return NULL;
+    }
+    tl_block *b = tl_block_alloc(dev, kind, (size_t)nbytes);
+    if (!b) {
+        return NULL;
+    }
+    tl_storage *s = storage_make(b, 0, nbytes, true);
+    tl_block_decref(b);
+    return s;
+}
+
+tl_storage *tl_storage_from_block(tl_block *b, int64_t offset, int64_t nbytes)
+{
+    int64_t end;
+    if (offset < 0 || nbytes < 0 || tl_add_overflow_i64(offset, nbytes, &end)
+        || (uint64_t)end > (uint64_t)b->nbytes) {
+        tl_error(TL_ERR_SHAPE,
+                 "storage range [%" PRId64 ", %" PRId64 " + %" PRId64
+                 ") is outside a memory block of %zu bytes",
+                 offset, offset, nbytes, b->nbytes);
+        return NULL;
+    }
+    return storage_make(b, offset, nbytes, false);
+}
+
+tl_storage *tl_storage_sub(tl_storage *s, int64_t offset, int64_t nbytes)
+{
+    int64_t end;
+    if (offset < 0 || nbytes < 0 || tl_add_overflow_i64(offset, nbytes, &end)
+        || end > s->nbytes) {
+        tl_error(TL_ERR_SHAPE,
+                 "sub-storage [%" PRId64 ", %" PRId64 " + %" PRId64
+                 ") is outside a storage of %" PRId64 " bytes",
+                 offset, offset, nbytes, s->nbytes);
+        return NULL;
+    }
+    return storage_make(s->block, s->offset + offset, nbytes, false);
+}
+
+void tl_storage_incref(tl_storage *s)
+{
+    atomic_fetch_add_explicit(&s->refcnt, 1, memory_order_relaxed);
+}
+
+void tl_storage_decref(tl_storage *s)
+{
+    if (!s) {
+        return;
+    }
+    if (atomic_fetch_sub_explicit(&s->refcnt, 1, memory_order_acq_rel) != 1) {
+        return;
+    }
+    TL_ASSERT(atomic_load(&s->exports) == 0);
+    tl_block_decref(s->block);
+    free(s);
+}
+
+int64_t tl_storage_nbytes(const tl_storage *s) { return s->nbytes; }
+
+void *tl_storage_data(const tl_storage *s)
+{
+    return (char *)s->block->ptr + s->offset;
+}
+
+tl_block *tl_storage_block(const tl_storage *s) { return s->block; }
+
+int64_t tl_storage_refcount(const tl_storage *s)
+{
+    return atomic_load_explicit(&s->refcnt, memory_order_relaxed);
+}
+
+int64_t tl_storage_export_count(const tl_storage *s)
+{
+    return atomic_load_explicit(&s->exports, memory_order_acquire);
+}
+
+void tl_storage_export_begin(tl_storage *s)
+{
+    atomic_fetch_add_explicit(&s->exports, 1, memory_order_acq_rel);
+}
+
+void tl_storage_export_end(tl_storage *s)
+{
+    atomic_fetch_sub_explicit(&s->exports, 1, memory_order_acq_rel);
+}
+
+/* ---- version counters --------------------------------------------------- */
+
+static tl_version *version_new(void)
+{
+    tl_version *v = malloc(sizeof *v);
+    if (!v) {
+        tl_error(TL_ERR_MEMORY, "out of memory for a version counter");
+        return NULL;
+    }
+    atomic_init(&v->refcnt, 1);
+    atomic_init(&v->value, 0);
+    return v;
+}
+
+static void version_decref(tl_version *v)
+{
+    if (v && atomic_fetch_sub_explicit(&v->refcnt, 1,
+                                       memory_order_acq_rel) == 1) {
+        free(v);
+    }
+}
+
+/* ---- impls -------------------------------------------------------------- */
+
+/* Points sizes/strides at inline or fresh heap arrays for ndim dims.
+ * Returns 0 or TL_ERR_MEMORY (then t is unchanged). */
+static int impl_reserve_dims(tl_tensor_impl *t, int ndim)
+{
+    int64_t *heap = NULL;
+    if (ndim > TL_INLINE_DIMS) {
+        heap = malloc(2 * (size_t)ndim * sizeof(int64_t));
+        if (!heap) {
+            return tl_error(TL_ERR_MEMORY, "out of memory for %d dims", ndim);
+        }
+    }
+    if (t->sizes != t->inline_sizes) {
+        free(t->sizes); /* sizes and strides share one heap array */
+    }
+    if (heap) {
+        t->sizes = heap;
+        t->strides = heap + ndim;
+    } else {
+        t->sizes = t->inline_sizes;
+        t->strides = t->inline_strides;
+    }
+    return 0;
+}
+
+int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
+                              const int64_t *sizes, const int64_t *strides)
+{
+    int64_t tmp[2 * TL_MAX_DIMS];
+    /* sizes/strides may alias t's own arrays: copy first. */
+    memcpy(tmp, sizes, (size_t)ndim * sizeof(int64_t));
+    memcpy(tmp + ndim, strides, (size_t)ndim * sizeof(int64_t));
+    if ((ndim > TL_INLINE_DIMS || t->sizes != t->inline_sizes) &&
+        ndim != t->ndim) {
+        if (impl_reserve_dims(t, ndim) < 0) {
+            return TL_ERR_MEMORY;
+        }
+    }
+    int64_t numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        t->sizes[d] = tmp[d];
+        t->strides[d] = tmp[ndim + d];
+        numel *= tmp[d];
+    }
+    t->ndim = ndim;
+    t->numel = numel;
+    tl_impl_refresh_flags(t);
+    return 0;
+}
+
+/* A fresh impl over s (increfed) with the given version counter (increfed)
+ * and base (increfed); metadata validated by the caller.
+ * Returns: new reference, or NULL. */
+static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
+                                 int ndim, const int64_t *sizes,
+                                 const int64_t *strides, tl_dtype dt,
+                                 tl_version *version, tl_tensor_impl *base)
+{
+    tl_tensor_impl *t = malloc(sizeof *t);
+    if (!t) {
+        tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
+        return NULL;
+    }
+    t->sizes = t->inline_sizes;
+    t->strides = t->inline_strides;
+    if (impl_reserve_dims(t, ndim) < 0) {
+        free(t);
+        return NULL;
+    }
+    atomic_init(&t->refcnt, 1);
+    tl_storage_incref(s);
+    t->storage = s;
+    t->storage_offset = storage_offset;
+    t->dtype = (int16_t)dt;
+    t->memory_format = TL_FORMAT_CONTIGUOUS;
+    t->device = s->block->device;
+    t->flags = TL_FLAG_ALLOW_METADATA_CHANGE;
+    atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
+    t->version = version;
+    if (base) {
+        tl_tensor_incref(base);
+    }
+    t->base = base;
+    t->pyobj = NULL;
+    int64_t numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        t->sizes[d] = sizes[d];
+        t->strides[d] = strides[d];
+        numel *= sizes[d];
+    }
+    t->ndim = ndim;
+    t->numel = numel;
+    tl_impl_refresh_flags(t);
+    return t;
+}
+
+tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
+                                       tl_dtype dt, tl_device dev,
+                                       tl_memkind kind, tl_memory_format fmt)
+{
+    int64_t strides[TL_MAX_DIMS];
+    int64_t nbytes;
+    tl_storage *s = NULL;
+    tl_version *v = NULL;
+    tl_tensor_impl *t = NULL;
+    if (!tl_dtype_valid(dt)) {
+        tl_error(TL_ERR_TYPE, "invalid dtype code %d", (int)dt);
+        return NULL;
+    }
+    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(dt), NULL, &nbytes) < 0
+        || tl_dense_strides(ndim, sizes, fmt, strides) < 0) {
+        return NULL;
+    }
+    s = tl_storage_new(dev, kind, nbytes);
+    if (!s) {
+        goto done;
+    }
+    v = version_new();
+    if (!v) {
+        goto done;
+    }
+    t = impl_make(s, 0, ndim, sizes, strides, dt, v, NULL);
+    if (t) {
+        t->memory_format = (int8_t)(fmt == TL_FORMAT_PRESERVE
+                                        ? TL_FORMAT_CONTIGUOUS : fmt);
+    }
+done:
+    version_decref(v);
+    tl_storage_decref(s);
+    return t;
+}
+
+tl_tensor_impl *tl_tensor_empty(int ndim, const int64_t *sizes, tl_dtype dt,
+                                tl_device dev, tl_memkind kind)
+{
+    return tl_tensor_empty_format(ndim, sizes, dt, dev, kind,
+                                  TL_FORMAT_CONTIGUOUS);
+}
+
+tl_tensor_impl *tl_tensor_empty_strided(int ndim, const int64_t *sizes,
+                                        const int64_t *strides, tl_dtype dt,
+                                        tl_device dev, tl_memkind kind)
+{
+    int64_t numel, extent = 0, nbytes;
+    tl_storage *s = NULL;
+    tl_version *v = NULL;
+    tl_tensor_impl *t = NULL;
+    if (!tl_dtype_valid(dt)) {
+        tl_error(TL_ERR_TYPE, "invalid dtype code %d", (int)dt);
+        return NULL;
+    }
+    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(dt), &numel, NULL) < 0) {
+        return NULL;
+    }
+    if (numel > 0) {
+        /* Storage spans the largest offset reached, plus one element. */
+        for (int d = 0; d < ndim; d++) {
+            int64_t span;
+            if (strides[d] < 0) {
+                return tl_error(TL_ERR_SHAPE,
+                                "empty_strided: negative stride %" PRId64
+                                " at dim %d", strides[d], d), NULL;
+            }
+            if (tl_mul_overflow_i64(strides[d], sizes[d] - 1, &span) ||
+                tl_add_overflow_i64(extent, span, &extent)) {
+                return tl_error(TL_ERR_OVERFLOW,
+                                "empty_strided: sizes %s with strides %s "
+                                "overflow int64",
+                                tl_fmt_list(0, ndim, sizes),
+                                tl_fmt_list(1, ndim, strides)), NULL;
+            }
+        }
+        if (tl_mul_overflow_i64(extent + 1, tl_itemsize(dt), &nbytes)) {
+            return tl_error(TL_ERR_OVERFLOW, "empty_strided: byte size "
+                            "overflows int64"), NULL;
+        }
+    } else {
+        nbytes = 0;
+    }
+    s = tl_storage_new(dev, kind, nbytes);
+    if (!s) {
+        goto done;
+    }
+    v = version_new();
+    if (!v) {
+        goto done;
+    }
+    t = impl_make(s, 0, ndim, sizes, strides, dt, v, NULL);
+done:
+    version_decref(v);
+    tl_storage_decref(s);
+    return t;
+}
+
+tl_tensor_impl *tl_tensor_new(tl_storage *s, int64_t storage_offset, int ndim,
+                              const int64_t *sizes, const int64_t *strides,
+                              tl_dtype dt)
+{
+    if (!tl_dtype_valid(dt)) {
+        tl_error(TL_ERR_TYPE, "invalid dtype code %d", (int)dt);
+        return NULL;
+    }
+    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(dt), NULL, NULL) < 0 ||
+        tl_check_in_bounds(ndim, sizes, strides, storage_offset,
+                           tl_itemsize(dt), s->nbytes) < 0) {
+        return NULL;
+    }
+    tl_version *v = version_new();
+    if (!v) {
+        return NULL;
+    }
+    tl_tensor_impl *t = impl_make(s, storage_offset, ndim, sizes, strides, dt,
+                                  v, NULL);
+    version_decref(v);
+    return t;
+}
+
+tl_tensor_impl *tl_tensor_as_strided(tl_tensor_impl *t, int ndim,
+                                     const int64_t *sizes,
+                                     const int64_t *strides,
+                                     int64_t storage_offset)
+{
+    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(t->dtype), NULL,
+                            NULL) < 0 ||
+        tl_check_in_bounds(ndim, sizes, strides, storage_offset,
+                           tl_itemsize(t->dtype), t->storage->nbytes) < 0) {
+        return NULL;
+    }
+    return tl_impl_view(t, ndim, sizes, strides, storage_offset);
+}
+
+tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
+                             const int64_t *strides, int64_t storage_offset)
+{
+    tl_tensor_impl *v = impl_make(t->storage, storage_offset, ndim, sizes,
+                                  strides, (tl_dtype)t->dtype, t->version,
+                                  t->base ? t->base : t);
+    if (v) {
+        v->flags |= t->flags & TL_FLAG_READONLY_VIEW;
+    }
+    return v;
+}
+
+void tl_tensor_incref(tl_tensor_impl *t)
+{
+    atomic_fetch_add_explicit(&t->refcnt, 1, memory_order_relaxed);
+}
+
+void tl_tensor_decref(tl_tensor_impl *t)
+{
+    if (!t) {
+        return;
+    }
+    if (atomic_fetch_sub_explicit(&t->refcnt, 1, memory_order_acq_rel) != 1) {
+        return;
+    }
+    tl_storage_decref(t->storage);
+    version_decref(t->version);
+    tl_tensor_decref(t->base);
+    if (t->sizes != t->inline_sizes) {
+        free(t->sizes);
+    }
+    free(t);
+}
+
+int64_t tl_tensor_refcount(const tl_tensor_impl *t)
+{
+    return atomic_load_explicit(&t->refcnt, memory_order_relaxed);
+}
+
+int tl_tensor_ndim(const tl_tensor_impl *t) { return t->ndim; }
+const int64_t *tl_tensor_sizes(const tl_tensor_impl *t) { return t->sizes; }
+const int64_t *tl_tensor_strides(const tl_tensor_impl *t)
+{
+    return t->strides;
+}
+int64_t tl_tensor_numel(const tl_tensor_impl *t) { return t->numel; }
+int64_t tl_tensor_storage_offset(const tl_tensor_impl *t)
+{
+    return t->storage_offset;
+}
+tl_dtype tl_tensor_dtype(const tl_tensor_impl *t)
+{
+    return (tl_dtype)t->dtype;
+}
+tl_device tl_tensor_device(const tl_tensor_impl *t) { return t->device; }
+uint32_t tl_tensor_flags(const tl_tensor_impl *t) { return t->flags; }
+tl_storage *tl_tensor_storage(const tl_tensor_impl *t) { return t->storage; }
+void *tl_tensor_data(const tl_tensor_impl *t) { return tl_impl_data(t); }
+
+bool tl_tensor_is_contiguous(const tl_tensor_impl *t, tl_memory_format fmt)
+{
+    switch (fmt) {
+    case TL_FORMAT_CHANNELS_LAST:
+        return (t->flags & TL_FLAG_CHANNELS_LAST_CONTIGUOUS) != 0;
+    case TL_FORMAT_CHANNELS_LAST_3D:
+        return (t->flags & TL_FLAG_CHANNELS_LAST_3D_CONTIGUOUS) != 0;
+    default:
+        return (t->flags & TL_FLAG_CONTIGUOUS) != 0;
+    }
+}
+
+bool tl_tensor_is_writable(const tl_tensor_impl *t)
+{
+    return !(t->flags & TL_FLAG_READONLY_VIEW) &&
+           !(t->storage->block->flags & TL_BLOCK_READONLY);
+}
+
+int tl_tensor_check_writable(const tl_tensor_impl *t)
+{
+    if (tl_tensor_is_writable(t)) {
+        return 0;
+    }
+    return tl_error(TL_ERR_READONLY,
+                    "assignment destination is read-only (a %s tensor of "
+                    "shape %s over %s memory)",
+                    tl_dtype_table[t->dtype].name,
+                    tl_fmt_list(0, t->ndim, t->sizes),
+                    (t->storage->block->flags & TL_BLOCK_READONLY)
+                        ? "read-only" : "a read-only view of writable");
+}
+
+uint64_t tl_tensor_version(const tl_tensor_impl *t)
+{
+    return atomic_load_explicit(&t->version->value, memory_order_relaxed);
+}
+
+void tl_tensor_bump_version(tl_tensor_impl *t)
+{
+    atomic_fetch_add_explicit(&t->version->value, 1, memory_order_relaxed);
+}

@@ -1,0 +1,88 @@
+/* csrc/core/tensor_impl.h — internal: the storage, version counter and
+ * tensor impl structs, and the inline accessors the hot paths use.
+ * Not part of the public API (see csrc/include/tensorlib/tensor.h). */
+#ifndef TENSORLIB_CSRC_CORE_TENSOR_IMPL_H
+#define TENSORLIB_CSRC_CORE_TENSOR_IMPL_H
+#ifndef TL_BUILDING_LIB
+#error "csrc/core/tensor_impl.h is internal to tensorlib"
+#endif
+
+#include <stdatomic.h>
+
+#include "tensorlib/tensor.h"
+#include "../alloc/block.h"
+#include "dtype_impl.h"
+
+_Static_assert(TL_INLINE_DIMS == 5, "inline dims are 5, as in c10");
+_Static_assert(TL_MAX_DIMS <= 64, "dim masks are 64-bit");
+
+/* A refcounted byte range over a block, shared by every view.
+ * Invariant: offset + nbytes <= block->nbytes (checked add) always. */
+struct tl_storage {
+    atomic_llong refcnt;
+    tl_block *block;          /* strong reference; never NULL */
+    int64_t offset;           /* bytes into the block */
+    int64_t nbytes;
+    bool resizable;           /* may get a new block on resize */
+    atomic_llong exports;     /* live buffer/NumPy/DLPack exports */
+    void *pyobj;              /* borrowed back-pointer (csrc/python) */
+};
+
+struct tl_version {
+    atomic_llong refcnt;
+    atomic_ullong value;
+};
+
+struct tl_tensor_impl {
+    atomic_llong refcnt;
+    tl_storage *storage;      /* strong reference; never NULL */
+    int64_t storage_offset;   /* in elements; >= 0 */
+    int64_t numel;            /* product of sizes */
+    int32_t ndim;             /* 0 .. TL_MAX_DIMS */
+    int16_t dtype;            /* a tl_dtype */
+    int8_t memory_format;     /* explicit format tag (tl_memory_format) */
+    tl_device device;
+    uint32_t flags;           /* TL_FLAG_*; derived ones kept current */
+    tl_version *version;      /* strong; shared with every view */
+    tl_tensor_impl *base;     /* strong; the root of a view, never a view;
+                                 NULL for a root */
+    void *pyobj;              /* borrowed back-pointer (csrc/python) */
+    /* sizes/strides point at the inline arrays when ndim <= 5, else at
+     * heap arrays owned by the impl.  Strides are in elements; may be 0
+     * (broadcast) or negative; ignored where the size is 1. */
+    int64_t *sizes;
+    int64_t *strides;
+    int64_t inline_sizes[TL_INLINE_DIMS];
+    int64_t inline_strides[TL_INLINE_DIMS];
+};
+
+static inline char *tl_impl_data(const tl_tensor_impl *t)
+{
+    const tl_storage *s = t->storage;
+    return (char *)s->block->ptr + s->offset +
+           t->storage_offset * tl_itemsize(t->dtype);
+}
+
+/* Replaces sizes and strides (ndim may change) and recomputes numel and
+ * the derived flags.  Caller has validated them (bounds included).
+ * Returns 0 or TL_ERR_MEMORY (then t is unchanged). */
+int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
+                              const int64_t *sizes, const int64_t *strides);
+
+/* Recomputes the derived flags from sizes, strides and the data pointer. */
+void tl_impl_refresh_flags(tl_tensor_impl *t);
+
+/* Checks that every element reachable by (sizes, strides, offset) lies in a
+ * storage of storage_nbytes bytes.  Returns 0 or TL_ERR_SHAPE with a message
+ * naming all of them. */
+int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
+                       int64_t storage_offset, int64_t itemsize,
+                       int64_t storage_nbytes);
+
+/* A view of t with the given metadata, already validated (bounds
+ * included): shares t's storage and version counter; its base is t's root.
+ * Inherits the read-only-view flag.  Returns: new reference, or NULL. */
+tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
+                             const int64_t *strides, int64_t storage_offset);
+
+#endif /* TENSORLIB_CSRC_CORE_TENSOR_IMPL_H */

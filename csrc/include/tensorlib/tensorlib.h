@@ -1,0 +1,12 @@
+/* tensorlib/tensorlib.h — the umbrella header of the public C API. */
+#ifndef TENSORLIB_TENSORLIB_H
+#define TENSORLIB_TENSORLIB_H
+
+#include "tensorlib/base.h"
+#include "tensorlib/status.h"
+#include "tensorlib/device.h"
+#include "tensorlib/dtype.h"
+#include "tensorlib/alloc.h"
+#include "tensorlib/tensor.h"
+
+#endif /* TENSORLIB_TENSORLIB_H */

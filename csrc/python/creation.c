@@ -1,0 +1,741 @@
+/* csrc/python/creation.c — tensor creation from Python: empty, zeros, ones,
+ * full, arange, tensor and the *_like forms.  Everything is validated
+ * before anything is allocated. */
+#include <math.h>
+#include <string.h>
+
+#include "pytl.h"
+#include "tensorlib/ops.h"
+
+/* Options shared by the creation functions. */
+typedef struct {
+    tl_dtype dtype;
+    bool dtype_given;
+    tl_device device;
+    int memory_format;
+    tl_memkind kind;
+} create_opts;
+
+static int parse_opts(tl_mstate *st, PyObject *dtype, PyObject *device,
+                      PyObject *fmt, PyObject *kind, create_opts *o)
+{
+    o->dtype_given = dtype && dtype != Py_None;
+    if (tl_py_parse_dtype(st, dtype, &o->dtype) < 0 ||
+        tl_py_parse_device(st, device, &o->device) < 0 ||
+        tl_py_parse_memory_format(st, fmt, &o->memory_format) < 0 ||
+        tl_py_parse_memkind(st, kind, &o->kind) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Fills t (contiguous, fresh) with the element bytes in `elem`. */
+static void fill_bytes(tl_tensor_impl *t, const void *elem)
+{
+    const int64_t isz = tl_itemsize(t->dtype);
+    const int64_t total = t->numel * isz;
+    char *p = tl_impl_data(t);
+    bool zero = true;
+    for (int64_t i = 0; i < isz; i++) {
+        zero &= ((const char *)elem)[i] == 0;
+    }
+    if (total == 0) {
+        return;
+    }
+    if (zero) {
+        memset(p, 0, (size_t)total);
+        return;
+    }
+    memcpy(p, elem, (size_t)isz);
+    /* Doubling copies: log2(numel) memcpy calls. */
+    int64_t done = isz;
+    while (done < total) {
+        int64_t n = done < total - done ? done : total - done;
+        memcpy(p + done, p, (size_t)n);
+        done += n;
+    }
+}
+
+/* Allocates a tensor of the given shape and options.
+ * Returns: new reference, or NULL with an exception. */
+static tl_tensor_impl *alloc_tensor(tl_mstate *st, int ndim,
+                                    const int64_t *sizes,
+                                    const create_opts *o)
+{
+    int fmt = o->memory_format == TL_FORMAT_PRESERVE ? TL_FORMAT_CONTIGUOUS
+                                                     : o->memory_format;
+    tl_tensor_impl *t = tl_tensor_empty_format(ndim, sizes, o->dtype,
+                                               o->device, o->kind,
+                                               (tl_memory_format)fmt);
+    if (!t) {
+        tl_py_raise(st);
+    }
+    return t;
+}
+
+static const char *const shape_kw[] = {"dtype", "device", "memory_format",
+                                       "memory_kind", NULL};
+
+/* empty/zeros/ones(*size, dtype=, device=, memory_format=, memory_kind=) */
+static PyObject *create_filled(PyObject *m, PyObject *const *args,
+                               Py_ssize_t nargs, PyObject *kwnames,
+                               const char *fname, int fill)
+{
+    tl_mstate *st = tl_state_of_module(m);
+    PyObject *kw[4];
+    int64_t sizes[TL_MAX_DIMS];
+    create_opts o = {TL_DTYPE_FLOAT32, false, tl_device_cpu(),
+                     TL_FORMAT_CONTIGUOUS, TL_MEMKIND_DEFAULT};
+    if (tl_py_parse_args(args + nargs, 0, kwnames, shape_kw, 0, kw,
+                         fname) < 0) {
+        return NULL;
+    }
+    if (nargs == 0) {
+        PyErr_Format(PyExc_TypeError, "%s() missing required argument "
+                     "'size'", fname);
+        return NULL;
+    }
+    int ndim = tl_py_parse_shape(args, nargs, sizes, fname);
+    if (ndim < 0 || parse_opts(st, kw[0], kw[1], kw[2], kw[3], &o) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *t = alloc_tensor(st, ndim, sizes, &o);
+    if (!t) {
+        return NULL;
+    }
+    if (fill >= 0) {
+        unsigned char elem[16];
+        PyObject *v = PyLong_FromLong(fill);
+        if (!v || tl_py_store_scalar(v, o.dtype, elem) < 0) {
+            Py_XDECREF(v);
+            tl_tensor_decref(t);
+            return NULL;
+        }
+        Py_DECREF(v);
+        fill_bytes(t, elem);
+    }
+    return tl_py_wrap(st, t);
+}
+
+static PyObject *py_empty(PyObject *m, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames)
+{
+    return create_filled(m, args, nargs, kwnames, "empty", -1);
+}
+
+static PyObject *py_zeros(PyObject *m, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames)
+{
+    return create_filled(m, args, nargs, kwnames, "zeros", 0);
+}
+
+static PyObject *py_ones(PyObject *m, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kwnames)
+{
+    return create_filled(m, args, nargs, kwnames, "ones", 1);
+}
+
+/* full(size, fill_value, dtype=None, ...): dtype inferred from the value
+ * as PyTorch does (bool, int64, float32, complex64). */
+static PyObject *py_full(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"size", "fill_value", "dtype",
+                                        "device", "memory_format",
+                                        "memory_kind", NULL};
+    tl_mstate *st = tl_state_of_module(m);
+    PyObject *a[6];
+    int64_t sizes[TL_MAX_DIMS];
+    create_opts o = {TL_DTYPE_FLOAT32, false, tl_device_cpu(),
+                     TL_FORMAT_CONTIGUOUS, TL_MEMKIND_DEFAULT};
+    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a, "full") < 0) {
+        return NULL;
+    }
+    if (!a[0] || !a[1]) {
+        PyErr_SetString(PyExc_TypeError,
+                        "full() needs size and fill_value");
+        return NULL;
+    }
+    int ndim = tl_py_parse_shape(&a[0], 1, sizes, "full");
+    if (ndim < 0 || parse_opts(st, a[2], a[3], a[4], a[5], &o) < 0) {
+        return NULL;
+    }
+    if (!o.dtype_given && tl_py_scalar_dtype(a[1], &o.dtype) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_TypeError,
+                         "full(): fill_value must be a number, not %.100s",
+                         Py_TYPE(a[1])->tp_name);
+        }
+        return NULL;
+    }
+    unsigned char elem[16];
+    if (tl_py_store_scalar(a[1], o.dtype, elem) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *t = alloc_tensor(st, ndim, sizes, &o);
+    if (!t) {
+        return NULL;
+    }
+    fill_bytes(t, elem);
+    return tl_py_wrap(st, t);
+}
+
+/* ---- arange -------------------------------------------------------------- */
+
+static PyObject *py_arange(PyObject *m, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"start", "end", "step", "dtype",
+                                        "device", "memory_kind", NULL};
+    tl_mstate *st = tl_state_of_module(m);
+    PyObject *a[6];
+    create_opts o = {TL_DTYPE_INT64, false, tl_device_cpu(),
+                     TL_FORMAT_CONTIGUOUS, TL_MEMKIND_DEFAULT};
+    if (tl_py_parse_args(args, nargs, kwnames, names, 3, a, "arange") < 0) {
+        return NULL;
+    }
+    PyObject *start = a[0], *end = a[1], *step = a[2];
+    if (!start) {
+        PyErr_SetString(PyExc_TypeError, "arange() needs at least end");
+        return NULL;
+    }
+    if (!end || end == Py_None) {
+        end = start;
+        start = NULL;
+    }
+    PyObject *vals[3] = {start, end, step && step != Py_None ? step : NULL};
+    bool all_int = true;
+    double dv[3] = {0.0, 0.0, 1.0};
+    int64_t iv[3] = {0, 0, 1};
+    for (int i = 0; i < 3; i++) {
+        PyObject *v = vals[i];
+        if (!v) {
+            continue;
+        }
+        if (tl_py_is_tensor(st, v)) {
+            v = PyObject_CallMethod(v, "item", NULL);
+            if (!v) {
+                return NULL;
+            }
+        } else {
+            Py_INCREF(v);
+        }
+        if (PyLong_Check(v) && !PyBool_Check(v)) {
+            if (tl_py_int64(v, &iv[i], "arange() argument") < 0) {
+                Py_DECREF(v);
+                return NULL;
+            }
+            dv[i] = (double)iv[i];
+        } else if (PyFloat_Check(v) || PyNumber_Check(v)) {
+            dv[i] = PyFloat_AsDouble(v);
+            if (dv[i] == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(v);
+                return NULL;
+            }
+            all_int = false;
+        } else {
+            PyErr_Format(PyExc_TypeError,
+                         "arange() arguments must be numbers, not %.100s",
+                         Py_TYPE(v)->tp_name);
+            Py_DECREF(v);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    o.dtype = all_int ? TL_DTYPE_INT64 : TL_DTYPE_FLOAT32;
+    if (parse_opts(st, a[3], a[4], NULL, a[5], &o) < 0) {
+        return NULL;
+    }
+    if (tl_dtype_is_complex(o.dtype) || o.dtype == TL_DTYPE_BOOL) {
+        PyErr_Format(PyExc_TypeError, "arange() does not support dtype %s",
+                     tl_dtype_info_of(o.dtype)->name);
+        return NULL;
+    }
+    if (!isfinite(dv[0]) || !isfinite(dv[1]) || !isfinite(dv[2])) {
+        PyErr_SetString(PyExc_ValueError,
+                        "arange(): start, end and step must be finite");
+        return NULL;
+    }
+    if (dv[2] == 0.0) {
+        PyErr_SetString(PyExc_ValueError, "arange(): step must be nonzero");
+        return NULL;
+    }
+    if ((dv[2] > 0 && dv[1] < dv[0]) || (dv[2] < 0 && dv[1] > dv[0])) {
+        PyErr_Format(PyExc_ValueError,
+                     "arange(): upper bound and larger bound inconsistent "
+                     "with step sign (start=%R, end=%R, step=%R)",
+                     start ? start : Py_None, end,
+                     vals[2] ? vals[2] : Py_None);
+        return NULL;
+    }
+    int64_t n;
+    if (all_int) {
+        /* Exact integer count: ceil((end - start) / step). */
+        __int128 span = (__int128)iv[1] - iv[0];
+        __int128 q = span / iv[2];
+        if (q * iv[2] != span) {
+            q += 1;
+        }
+        n = (int64_t)(q < 0 ? 0 : q);
+    } else {
+        double cnt = ceil((dv[1] - dv[0]) / dv[2]);
+        if (!(cnt < 0x1p62)) {
+            PyErr_SetString(PyExc_OverflowError,
+                            "arange(): too many elements");
+            return NULL;
+        }
+        n = cnt < 0 ? 0 : (int64_t)cnt;
+    }
+    tl_tensor_impl *t = alloc_tensor(st, 1, &n, &o);
+    if (!t) {
+        return NULL;
+    }
+    char *p = tl_impl_data(t);
+    const int64_t isz = tl_itemsize(o.dtype);
+    for (int64_t i = 0; i < n; i++) {
+        unsigned char elem[16];
+        int r;
+        PyObject *v;
+        if (all_int && tl_dtype_is_integral(o.dtype, false)) {
+            /* The value wraps into narrow integer dtypes, as a cast. */
+            uint64_t x = (uint64_t)iv[0] + (uint64_t)i * (uint64_t)iv[2];
+            memcpy(elem, &x, 8);
+            memcpy(p + i * isz, elem, (size_t)isz);
+            continue;
+        }
+        v = PyFloat_FromDouble(all_int ? (double)(iv[0] + i * iv[2])
+                                       : dv[0] + (double)i * dv[2]);
+        r = v ? tl_py_store_scalar(v, o.dtype, elem) : -1;
+        Py_XDECREF(v);
+        if (r < 0) {
+            tl_tensor_decref(t);
+            return NULL;
+        }
+        memcpy(p + i * isz, elem, (size_t)isz);
+    }
+    return tl_py_wrap(st, t);
+}
+
+/* ---- tensor(data) -------------------------------------------------------- */
+
+/* Category order for inference: bool < int < float < complex. */
+static int category(tl_dtype dt)
+{
+    switch (tl_dtype_info_of(dt)->kind) {
+    case TL_KIND_BOOL: return 0;
+    case TL_KIND_UINT:
+    case TL_KIND_INT: return 1;
+    case TL_KIND_FLOAT: return 2;
+    default: return 3;
+    }
+}
+
+typedef struct {
+    tl_mstate *st;
+    int ndim;
+    int64_t sizes[TL_MAX_DIMS];
+    bool have_leaf;
+    tl_dtype inferred;
+} infer_state;
+
+/* Walks a nested sequence: fixes the shape from the first path, checks
+ * every other path against it, infers the dtype.  Returns 0 / -1. */
+static int infer(infer_state *s, PyObject *o, int depth)
+{
+    tl_mstate *st = s->st;
+    bool is_tensor = tl_py_is_tensor(st, o);
+    bool leaf = is_tensor ? tl_py_impl(o)->ndim == 0
+                          : !PySequence_Check(o) || PyUnicode_Check(o) ||
+                            PyBytes_Check(o) || PyByteArray_Check(o);
+    if (!leaf && !is_tensor) {
+        /* NumPy scalars are not sequences; 0-d arrays are leaves too. */
+        tl_dtype nd;
+        int r = tl_py_numpy_scalar_dtype_or_0d(o, &nd);
+        if (r < 0) {
+            return -1;
+        }
+        leaf = r > 0;
+    }
+    if (leaf) {
+        if (s->have_leaf && depth != s->ndim) {
+            PyErr_Format(PyExc_ValueError,
+                         "tensor(): ragged nested sequence: a number at "
+                         "depth %d where depth %d was expected", depth,
+                         s->ndim);
+            return -1;
+        }
+        if (!s->have_leaf) {
+            s->ndim = depth;
+            s->have_leaf = true;
+        }
+        tl_dtype dt;
+        bool from_numpy = false;
+        if (is_tensor) {
+            dt = (tl_dtype)tl_py_impl(o)->dtype;
+            from_numpy = true; /* keeps its own dtype, as a NumPy scalar */
+        } else if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
+                   PyComplex_Check(o)) {
+            tl_py_scalar_dtype(o, &dt);
+        } else {
+            int r = tl_py_numpy_scalar_dtype_or_0d(o, &dt);
+            if (r < 0) {
+                return -1;
+            }
+            if (r == 0) {
+                PyErr_Format(PyExc_TypeError,
+                             "tensor(): expected numbers or sequences of "
+                             "numbers, got %.100s", Py_TYPE(o)->tp_name);
+                return -1;
+            }
+            from_numpy = true;
+        }
+        if (category(dt) > category(s->inferred) ||
+            (category(dt) == category(s->inferred) &&
+             tl_itemsize(dt) > tl_itemsize(s->inferred) && from_numpy)) {
+            s->inferred = dt;
+        }
+        return 0;
+    }
+    if (depth >= TL_MAX_DIMS) {
+        PyErr_Format(PyExc_ValueError,
+                     "tensor(): nesting deeper than %d dimensions",
+                     TL_MAX_DIMS);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Size(o);
+    if (n < 0) {
+        return -1;
+    }
+    if (s->have_leaf && depth >= s->ndim) {
+        PyErr_Format(PyExc_ValueError,
+                     "tensor(): ragged nested sequence: a sequence at depth "
+                     "%d where numbers were expected", depth);
+        return -1;
+    }
+    if (!s->have_leaf && n == 0) {
+        /* An empty sequence fixes the shape here: [] is (0,), [[]] (1, 0). */
+        s->ndim = depth + 1;
+        s->sizes[depth] = 0;
+        s->have_leaf = true;
+        return 0;
+    }
+    if (s->have_leaf) {
+        if (s->sizes[depth] != n) {
+            PyErr_Format(PyExc_ValueError,
+                         "expected sequence of length %lld at dim %d (got "
+                         "%zd)", (long long)s->sizes[depth], depth, n);
+            return -1;
+        }
+    } else {
+        s->sizes[depth] = n;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_GetItem(o, i);
+        if (!item) {
+            return -1;
+        }
+        int r = infer(s, item, depth + 1);
+        Py_DECREF(item);
+        if (r < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int store_leaf(tl_mstate *st, PyObject *o, tl_dtype dt, char *dst)
+{
+    if (tl_py_is_tensor(st, o)) {
+        PyObject *v = PyObject_CallMethod(o, "item", NULL);
+        if (!v) {
+            return -1;
+        }
+        int r = tl_py_store_scalar(v, dt, dst);
+        Py_DECREF(v);
+        return r;
+    }
+    if (!PyBool_Check(o) && !PyLong_Check(o) && !PyFloat_Check(o) &&
+        !PyComplex_Check(o)) {
+        /* NumPy scalars and 0-d arrays: through item(). */
+        PyObject *v = PyObject_CallMethod(o, "item", NULL);
+        if (!v) {
+            return -1;
+        }
+        int r = tl_py_store_scalar(v, dt, dst);
+        Py_DECREF(v);
+        return r;
+    }
+    return tl_py_store_scalar(o, dt, dst);
+}
+
+static int fill_rec(tl_mstate *st, PyObject *o, int depth, int ndim,
+                    tl_dtype dt, char **p, int64_t isz)
+{
+    if (depth == ndim) {
+        int r = store_leaf(st, o, dt, *p);
+        *p += isz;
+        return r;
+    }
+    PyObject *fast = PySequence_Fast(o, "expected a sequence");
+    if (!fast) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (fill_rec(st, PySequence_Fast_GET_ITEM(fast, i), depth + 1, ndim,
+                     dt, p, isz) < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* Copies src into a new contiguous tensor of dtype dt.
+ * Returns: new reference, or NULL with an exception. */
+static tl_tensor_impl *copy_to_new(tl_mstate *st, tl_tensor_impl *src,
+                                   tl_dtype dt, tl_device dev)
+{
+    tl_tensor_impl *t = tl_tensor_empty(src->ndim, src->sizes, dt, dev,
+                                        TL_MEMKIND_DEFAULT);
+    if (!t || tl_op_copy_(t, src) < 0) {
+        tl_tensor_decref(t);
+        tl_py_raise(st);
+        return NULL;
+    }
+    return t;
+}
+
+PyObject *tl_py_tensor_from_data(tl_mstate *st, PyObject *data, int dtype,
+                                 tl_device dev)
+{
+    if (tl_py_is_tensor(st, data)) {
+        tl_tensor_impl *src = tl_py_impl(data);
+        tl_tensor_impl *t = copy_to_new(
+            st, src, dtype >= 0 ? (tl_dtype)dtype : (tl_dtype)src->dtype,
+            dev);
+        return t ? tl_py_wrap(st, t) : NULL;
+    }
+    if (tl_py_is_ndarray(data)) {
+        PyObject *view = tl_py_from_numpy(st, data);
+        if (!view) {
+            return NULL;
+        }
+        tl_tensor_impl *src = tl_py_impl(view);
+        tl_tensor_impl *t = copy_to_new(
+            st, src, dtype >= 0 ? (tl_dtype)dtype : (tl_dtype)src->dtype,
+            dev);
+        Py_DECREF(view);
+        return t ? tl_py_wrap(st, t) : NULL;
+    }
+    infer_state s;
+    memset(&s, 0, sizeof s);
+    s.st = st;
+    s.inferred = TL_DTYPE_BOOL;
+    if (infer(&s, data, 0) < 0) {
+        return NULL;
+    }
+    if (!s.have_leaf) {
+        s.ndim = 0;
+    }
+    bool any_number = false;
+    for (int d = 0; d < s.ndim; d++) {
+        any_number = true;
+        if (s.sizes[d] == 0) {
+            any_number = false;
+            break;
+        }
+    }
+    if (s.ndim == 0) {
+        any_number = true;
+    }
+    tl_dtype dt;
+    if (dtype >= 0) {
+        dt = (tl_dtype)dtype;
+    } else if (!any_number) {
+        dt = TL_DTYPE_FLOAT32; /* tensor([]) is float32, as PyTorch */
+    } else {
+        dt = s.inferred;
+    }
+    tl_tensor_impl *t = tl_tensor_empty(s.ndim, s.sizes, dt, dev,
+                                        TL_MEMKIND_DEFAULT);
+    if (!t) {
+        return tl_py_raise(st);
+    }
+    char *p = tl_impl_data(t);
+    if (t->numel > 0 &&
+        fill_rec(st, data, 0, s.ndim, dt, &p, tl_itemsize(dt)) < 0) {
+        tl_tensor_decref(t);
+        return NULL;
+    }
+    return tl_py_wrap(st, t);
+}
+
+static PyObject *py_tensor(PyObject *m, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"data", "dtype", "device", NULL};
+    tl_mstate *st = tl_state_of_module(m);
+    PyObject *a[3];
+    tl_dtype dt = TL_DTYPE_FLOAT32;
+    tl_device dev = tl_device_cpu();
+    if (tl_py_parse_args(args, nargs, kwnames, names, 1, a, "tensor") < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "tensor() needs data");
+        return NULL;
+    }
+    if (tl_py_parse_dtype(st, a[1], &dt) < 0 ||
+        tl_py_parse_device(st, a[2], &dev) < 0) {
+        return NULL;
+    }
+    return tl_py_tensor_from_data(st, a[0], a[1] && a[1] != Py_None
+                                                ? (int)dt : -1, dev);
+}
+
+/* ---- *_like --------------------------------------------------------------- */
+
+static PyObject *create_like(PyObject *m, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames,
+                             const char *fname, int mode /* -1 empty, 0, 1, 2 full */)
+{
+    static const char *const names_like[] = {
+        "input", "dtype", "device", "memory_format", "memory_kind", NULL};
+    static const char *const names_full[] = {
+        "input", "fill_value", "dtype", "device", "memory_format",
+        "memory_kind", NULL};
+    tl_mstate *st = tl_state_of_module(m);
+    PyObject *a[6];
+    bool full = mode == 2;
+    if (tl_py_parse_args(args, nargs, kwnames, full ? names_full : names_like,
+                         full ? 2 : 1, a, fname) < 0) {
+        return NULL;
+    }
+    PyObject **opt = full ? a + 2 : a + 1;
+    if (!a[0] || !tl_py_is_tensor(st, a[0]) || (full && !a[1])) {
+        PyErr_Format(PyExc_TypeError, "%s() needs a tensor%s", fname,
+                     full ? " and a fill_value" : "");
+        return NULL;
+    }
+    tl_tensor_impl *src = tl_py_impl(a[0]);
+    create_opts o = {(tl_dtype)src->dtype, false, src->device,
+                     TL_FORMAT_PRESERVE, tl_block_memkind(src->storage->block)};
+    if (parse_opts(st, opt[0], opt[1], opt[2], opt[3], &o) < 0) {
+        return NULL;
+    }
+    if (o.kind == TL_MEMKIND_WORKSPACE && !(opt[3] && opt[3] != Py_None)) {
+        o.kind = TL_MEMKIND_DEFAULT; /* the copy does not inherit a scope */
+    }
+    unsigned char elem[16];
+    int fill = mode;
+    if (full && tl_py_store_scalar(a[1], o.dtype, elem) < 0) {
+        return NULL;
+    }
+    if (fill == 0 || fill == 1) {
+        PyObject *v = PyLong_FromLong(fill);
+        if (!v || tl_py_store_scalar(v, o.dtype, elem) < 0) {
+            Py_XDECREF(v);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    tl_tensor_impl *t;
+    if (o.memory_format == TL_FORMAT_PRESERVE &&
+        (src->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE) &&
+        !(src->flags & TL_FLAG_CONTIGUOUS)) {
+        /* Keep the dense layout (PyTorch's preserve_format rule). */
+        bool neg = false;
+        for (int d = 0; d < src->ndim; d++) {
+            neg |= src->strides[d] < 0;
+        }
+        t = neg ? NULL
+                : tl_tensor_empty_strided(src->ndim, src->sizes,
+                                          src->strides, o.dtype, o.device,
+                                          o.kind);
+        if (neg) {
+            t = tl_tensor_empty(src->ndim, src->sizes, o.dtype, o.device,
+                                o.kind);
+        }
+        if (!t) {
+            return tl_py_raise(st);
+        }
+    } else {
+        if (o.memory_format == TL_FORMAT_PRESERVE) {
+            o.memory_format =
+                (src->flags & TL_FLAG_CHANNELS_LAST) ? TL_FORMAT_CHANNELS_LAST
+                : (src->flags & TL_FLAG_CHANNELS_LAST_3D)
+                    ? TL_FORMAT_CHANNELS_LAST_3D : TL_FORMAT_CONTIGUOUS;
+        }
+        t = alloc_tensor(st, src->ndim, src->sizes, &o);
+        if (!t) {
+            return NULL;
+        }
+    }
+    if (mode >= 0) {
+        fill_bytes(t, elem);
+    }
+    return tl_py_wrap(st, t);
+}
+
+static PyObject *py_empty_like(PyObject *m, PyObject *const *args,
+                               Py_ssize_t nargs, PyObject *kwnames)
+{
+    return create_like(m, args, nargs, kwnames, "empty_like", -1);
+}
+
+static PyObject *py_zeros_like(PyObject *m, PyObject *const *args,
+                               Py_ssize_t nargs, PyObject *kwnames)
+{
+    return create_like(m, args, nargs, kwnames, "zeros_like", 0);
+}
+
+static PyObject *py_ones_like(PyObject *m, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames)
+{
+    return create_like(m, args, nargs, kwnames, "ones_like", 1);
+}
+
+static PyObject *py_full_like(PyObject *m, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames)
+{
+    return create_like(m, args, nargs, kwnames, "full_like", 2);
+}
+
+#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
+#define CF(f) ((PyCFunction)(void (*)(void))(f))
+
+PyMethodDef tl_creation_methods[] = {
+    {"empty", CF(py_empty), FASTKW,
+     "empty(*size, dtype=None, device=None, memory_format=None, "
+     "memory_kind=None)\n--\n\nAn uninitialised tensor."},
+    {"zeros", CF(py_zeros), FASTKW,
+     "zeros(*size, dtype=None, device=None, memory_format=None, "
+     "memory_kind=None)\n--\n\n"},
+    {"ones", CF(py_ones), FASTKW,
+     "ones(*size, dtype=None, device=None, memory_format=None, "
+     "memory_kind=None)\n--\n\n"},
+    {"full", CF(py_full), FASTKW,
+     "full(size, fill_value, dtype=None, device=None, memory_format=None, "
+     "memory_kind=None)\n--\n\n"},
+    {"arange", CF(py_arange), FASTKW,
+     "arange(start, end=None, step=None, dtype=None, device=None, "
+     "memory_kind=None)\n--\n\n"},
+    {"tensor", CF(py_tensor), FASTKW,
+     "tensor(data, dtype=None, device=None)\n--\n\nA new tensor copied "
+     "from nested sequences, scalars, tensors or NumPy arrays."},
+    {"empty_like", CF(py_empty_like), FASTKW,
+     "empty_like(input, dtype=None, device=None, memory_format=None, "
+     "memory_kind=None)\n--\n\n"},
+    {"zeros_like", CF(py_zeros_like), FASTKW,
+     "zeros_like(input, dtype=None, device=None, memory_format=None, "
+     "memory_kind=None)\n--\n\n"},
+    {"ones_like", CF(py_ones_like), FASTKW,
+     "ones_like(input, dtype=None, device=None, memory_format=None, "
+     "memory_kind=None)\n--\n\n"},
+    {"full_like", CF(py_full_like), FASTKW,
+     "full_like(input, fill_value, dtype=None, device=None, "
+     "memory_format=None, memory_kind=None)\n--\n\n"},
+    {NULL},
+};

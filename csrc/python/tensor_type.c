@@ -1,0 +1,579 @@
+/* csrc/python/tensor_type.c — the tensorlib.Tensor extension type: one
+ * strong reference to a tensor impl, identity through the impl's PyObject
+ * slot, inspection methods and the Python protocols torch.Tensor has.
+ * Operators and views live in their own files; printing is in Python
+ * (tensorlib/_printing.py). */
+#include <string.h>
+
+#include "pytl.h"
+#include "structmember.h"
+
+PyObject *tl_py_wrap(tl_mstate *st, tl_tensor_impl *impl)
+{
+    if (!impl) {
+        return NULL;
+    }
+    if (impl->pyobj) {
+        /* The same impl comes back as the same Python object. */
+        PyObject *o = Py_NewRef((PyObject *)impl->pyobj);
+        tl_tensor_decref(impl);
+        return o;
+    }
+    PyTypeObject *tp = st->TensorType;
+    TensorObject *o = (TensorObject *)tp->tp_alloc(tp, 0);
+    if (!o) {
+        tl_tensor_decref(impl);
+        return NULL;
+    }
+    o->impl = impl; /* steals */
+    o->weakreflist = NULL;
+    impl->pyobj = o;
+    return (PyObject *)o;
+}
+
+static void tensor_dealloc(PyObject *self)
+{
+    TensorObject *o = (TensorObject *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    if (o->weakreflist) {
+        PyObject_ClearWeakRefs(self);
+    }
+    if (o->impl) {
+        if (o->impl->pyobj == self) {
+            o->impl->pyobj = NULL;
+        }
+        tl_tensor_decref(o->impl);
+        o->impl = NULL;
+    }
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+#define IMPL(self) (((TensorObject *)(self))->impl)
+
+/* ---- getters ------------------------------------------------------------ */
+
+static PyObject *tensor_get_shape(PyObject *self, void *c)
+{
+    tl_tensor_impl *t = IMPL(self);
+    return tl_py_size(tl_state_of(self), t->ndim, t->sizes);
+}
+
+static PyObject *tensor_get_dtype(PyObject *self, void *c)
+{
+    return tl_py_dtype(tl_state_of(self), (tl_dtype)IMPL(self)->dtype);
+}
+
+static PyObject *tensor_get_device(PyObject *self, void *c)
+{
+    return tl_py_device(tl_state_of(self), IMPL(self)->device);
+}
+
+static PyObject *tensor_get_ndim(PyObject *self, void *c)
+{
+    return PyLong_FromLong(IMPL(self)->ndim);
+}
+
+static PyObject *tensor_get_itemsize(PyObject *self, void *c)
+{
+    return PyLong_FromLongLong(tl_itemsize(IMPL(self)->dtype));
+}
+
+static PyObject *tensor_get_nbytes(PyObject *self, void *c)
+{
+    tl_tensor_impl *t = IMPL(self);
+    return PyLong_FromLongLong(t->numel * tl_itemsize(t->dtype));
+}
+
+static PyObject *tensor_get_is_cuda(PyObject *self, void *c)
+{
+    return PyBool_FromLong(IMPL(self)->device.type == TL_DEVICE_CUDA);
+}
+
+static PyObject *tensor_get_is_cpu(PyObject *self, void *c)
+{
+    return PyBool_FromLong(IMPL(self)->device.type == TL_DEVICE_CPU);
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", tensor_get_shape, NULL, "The sizes, as a tensorlib.Size.", NULL},
+    {"dtype", tensor_get_dtype, NULL, "The element type.", NULL},
+    {"device", tensor_get_device, NULL, "Where the data lives.", NULL},
+    {"ndim", tensor_get_ndim, NULL, "The number of dimensions.", NULL},
+    {"itemsize", tensor_get_itemsize, NULL, "Bytes per element.", NULL},
+    {"nbytes", tensor_get_nbytes, NULL, "numel() * itemsize.", NULL},
+    {"is_cuda", tensor_get_is_cuda, NULL, NULL, NULL},
+    {"is_cpu", tensor_get_is_cpu, NULL, NULL, NULL},
+    {NULL},
+};
+
+/* ---- inspection methods ------------------------------------------------- */
+
+/* Wraps dim into [0, ndim) (ndim 0 accepts -1 and 0, as PyTorch).
+ * Returns 0 or -1 with IndexError naming the range. */
+int tl_py_wrap_dim(int64_t dim, int ndim, int *out)
+{
+    int n = ndim > 0 ? ndim : 1;
+    if (dim < -n || dim >= n) {
+        PyErr_Format(PyExc_IndexError,
+                     "Dimension out of range (expected to be in range of "
+                     "[%d, %d], but got %lld)", -n, n - 1, (long long)dim);
+        return -1;
+    }
+    *out = (int)(dim < 0 ? dim + n : dim);
+    return 0;
+}
+
+static PyObject *dim_query(PyObject *self, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames,
+                           const char *fname, bool strides)
+{
+    static const char *const names[] = {"dim", NULL};
+    PyObject *a[1];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 1, a, fname) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *t = IMPL(self);
+    const int64_t *v = strides ? t->strides : t->sizes;
+    if (!a[0] || a[0] == Py_None) {
+        if (strides) {
+            PyObject *tup = PyTuple_New(t->ndim);
+            for (int i = 0; tup && i < t->ndim; i++) {
+                PyObject *x = PyLong_FromLongLong(v[i]);
+                if (!x) {
+                    Py_CLEAR(tup);
+                    break;
+                }
+                PyTuple_SET_ITEM(tup, i, x);
+            }
+            return tup;
+        }
+        return tl_py_size(tl_state_of(self), t->ndim, v);
+    }
+    int64_t d;
+    int dd;
+    if (tl_py_int64(a[0], &d, "dim") < 0) {
+        return NULL;
+    }
+    if (t->ndim == 0) {
+        PyErr_Format(PyExc_IndexError,
+                     "%s(): dimension specified as %lld but tensor has no "
+                     "dimensions", fname, (long long)d);
+        return NULL;
+    }
+    if (tl_py_wrap_dim(d, t->ndim, &dd) < 0) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(v[dd]);
+}
+
+static PyObject *tensor_size(PyObject *self, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames)
+{
+    return dim_query(self, args, nargs, kwnames, "size", false);
+}
+
+static PyObject *tensor_stride(PyObject *self, PyObject *const *args,
+                               Py_ssize_t nargs, PyObject *kwnames)
+{
+    return dim_query(self, args, nargs, kwnames, "stride", true);
+}
+
+static PyObject *tensor_storage_offset(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLongLong(IMPL(self)->storage_offset);
+}
+
+static PyObject *tensor_dim(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLong(IMPL(self)->ndim);
+}
+
+static PyObject *tensor_numel(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLongLong(IMPL(self)->numel);
+}
+
+static PyObject *tensor_element_size(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLongLong(tl_itemsize(IMPL(self)->dtype));
+}
+
+static PyObject *tensor_data_ptr(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromVoidPtr(tl_impl_data(IMPL(self)));
+}
+
+static PyObject *tensor_is_contiguous(PyObject *self, PyObject *const *args,
+                                      Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"memory_format", NULL};
+    PyObject *a[1];
+    tl_mstate *st = tl_state_of(self);
+    int fmt = TL_FORMAT_CONTIGUOUS;
+    if (tl_py_parse_args(args, nargs, kwnames, names, 1, a,
+                         "is_contiguous") < 0 ||
+        tl_py_parse_memory_format(st, a[0], &fmt) < 0) {
+        return NULL;
+    }
+    if (fmt == TL_FORMAT_PRESERVE) {
+        PyErr_SetString(PyExc_ValueError,
+                        "is_contiguous(): preserve_format is not a layout "
+                        "that a tensor can have");
+        return NULL;
+    }
+    return PyBool_FromLong(tl_tensor_is_contiguous(IMPL(self), fmt));
+}
+
+/* ---- scalars and lists -------------------------------------------------- */
+
+static int require_cpu(PyObject *self, const char *what)
+{
+    if (IMPL(self)->device.type != TL_DEVICE_CPU) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s() needs a CPU tensor; call .cpu() first", what);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *tensor_item(PyObject *self, PyObject *unused)
+{
+    tl_tensor_impl *t = IMPL(self);
+    if (require_cpu(self, "item") < 0) {
+        return NULL;
+    }
+    if (t->numel != 1) {
+        PyErr_Format(tl_state_of(self)->ShapeError,
+                     "a Tensor with %lld elements cannot be converted to a "
+                     "Python scalar (item() needs exactly one)",
+                     (long long)t->numel);
+        return NULL;
+    }
+    return tl_py_load_scalar((tl_dtype)t->dtype, tl_impl_data(t));
+}
+
+static PyObject *tolist_rec(const tl_tensor_impl *t, int d, const char *p)
+{
+    if (d == t->ndim) {
+        return tl_py_load_scalar((tl_dtype)t->dtype, p);
+    }
+    int64_t n = t->sizes[d];
+    int64_t step = t->strides[d] * tl_itemsize(t->dtype);
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (!list) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        PyObject *x = tolist_rec(t, d + 1, p + i * step);
+        if (!x) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+    }
+    return list;
+}
+
+static PyObject *tensor_tolist(PyObject *self, PyObject *unused)
+{
+    if (require_cpu(self, "tolist") < 0) {
+        return NULL;
+    }
+    return tolist_rec(IMPL(self), 0, tl_impl_data(IMPL(self)));
+}
+
+static PyObject *one_element(PyObject *self, const char *what)
+{
+    tl_tensor_impl *t = IMPL(self);
+    if (t->numel != 1) {
+        PyErr_Format(tl_state_of(self)->ShapeError,
+                     "only a tensor with one element can be converted to "
+                     "%s (this one has %lld)", what, (long long)t->numel);
+        return NULL;
+    }
+    return tensor_item(self, NULL);
+}
+
+static PyObject *tensor_int(PyObject *self)
+{
+    PyObject *v = one_element(self, "int");
+    if (!v) {
+        return NULL;
+    }
+    PyObject *r = PyNumber_Long(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *tensor_float(PyObject *self)
+{
+    PyObject *v = one_element(self, "float");
+    if (!v) {
+        return NULL;
+    }
+    PyObject *r = PyNumber_Float(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *tensor_index(PyObject *self)
+{
+    tl_tensor_impl *t = IMPL(self);
+    if (!tl_dtype_is_integral((tl_dtype)t->dtype, true) || t->numel != 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "only integer tensors of a single element can be "
+                     "converted to an index (got a %s tensor of %lld "
+                     "elements)", tl_dtype_info_of(t->dtype)->name,
+                     (long long)t->numel);
+        return NULL;
+    }
+    PyObject *v = tensor_item(self, NULL);
+    if (!v) {
+        return NULL;
+    }
+    PyObject *r = PyNumber_Index(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *tensor_complex(PyObject *self, PyObject *unused)
+{
+    PyObject *v = one_element(self, "complex");
+    if (!v) {
+        return NULL;
+    }
+    PyObject *r = PyObject_CallOneArg((PyObject *)&PyComplex_Type, v);
+    Py_DECREF(v);
+    return r;
+}
+
+static int tensor_bool(PyObject *self)
+{
+    tl_tensor_impl *t = IMPL(self);
+    if (t->numel != 1) {
+        PyErr_Format(tl_state_of(self)->ShapeError,
+                     "Boolean value of Tensor with %s is ambiguous",
+                     t->numel == 0 ? "no values" : "more than one value");
+        return -1;
+    }
+    PyObject *v = tensor_item(self, NULL);
+    if (!v) {
+        return -1;
+    }
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static Py_ssize_t tensor_len(PyObject *self)
+{
+    tl_tensor_impl *t = IMPL(self);
+    if (t->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+        return -1;
+    }
+    return (Py_ssize_t)t->sizes[0];
+}
+
+/* ---- views needed here -------------------------------------------------- */
+
+/* t[i] along dim 0, i already in range.  Returns: new reference. */
+tl_tensor_impl *tl_py_select0(tl_tensor_impl *t, int64_t i)
+{
+    return tl_impl_view(t, t->ndim - 1, t->sizes + 1, t->strides + 1,
+                        t->storage_offset + i * t->strides[0]);
+}
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *tensor;
+    int64_t next;
+} TensorIterObject;
+
+static PyObject *tensor_iter(PyObject *self)
+{
+    if (IMPL(self)->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "iteration over a 0-d tensor");
+        return NULL;
+    }
+    /* Iterate by index through the sequence protocol's item. */
+    return PySeqIter_New(self);
+}
+
+static PyObject *tensor_sq_item(PyObject *self, Py_ssize_t i)
+{
+    tl_tensor_impl *t = IMPL(self);
+    if (t->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "invalid index of a 0-dim tensor");
+        return NULL;
+    }
+    if (i < 0) {
+        i += (Py_ssize_t)t->sizes[0];
+    }
+    if (i < 0 || i >= t->sizes[0]) {
+        PyErr_Format(PyExc_IndexError,
+                     "index %zd is out of bounds for dimension 0 with size "
+                     "%lld", i, (long long)t->sizes[0]);
+        return NULL;
+    }
+    tl_mstate *st = tl_state_of(self);
+    tl_tensor_impl *v = tl_py_select0(t, i);
+    if (!v) {
+        return tl_py_raise(st);
+    }
+    return tl_py_wrap(st, v);
+}
+
+static PyObject *tensor_as_strided(PyObject *self, PyObject *const *args,
+                                   Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"size", "stride", "storage_offset",
+                                        NULL};
+    PyObject *a[3];
+    tl_mstate *st = tl_state_of(self);
+    int64_t sizes[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 3, a,
+                         "as_strided") < 0) {
+        return NULL;
+    }
+    if (!a[0] || !a[1]) {
+        PyErr_SetString(PyExc_TypeError,
+                        "as_strided() needs size and stride");
+        return NULL;
+    }
+    int n = tl_py_parse_shape(&a[0], 1, sizes, "as_strided");
+    if (n < 0) {
+        return NULL;
+    }
+    int ns = tl_py_parse_shape(&a[1], 1, strides, "as_strided");
+    if (ns < 0) {
+        return NULL;
+    }
+    if (n != ns) {
+        PyErr_Format(st->ShapeError,
+                     "as_strided(): mismatch in length of strides and shape "
+                     "(size has %d entries, stride has %d)", n, ns);
+        return NULL;
+    }
+    tl_tensor_impl *t = IMPL(self);
+    int64_t off = t->storage_offset;
+    if (a[2] && a[2] != Py_None &&
+        tl_py_int64(a[2], &off, "as_strided(): storage_offset") < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *v = tl_tensor_as_strided(t, n, sizes, strides, off);
+    if (!v) {
+        return tl_py_raise(st);
+    }
+    return tl_py_wrap(st, v);
+}
+
+/* ---- repr --------------------------------------------------------------- */
+
+static PyObject *tensor_repr(PyObject *self)
+{
+    PyObject *mod = PyImport_ImportModule("tensorlib._printing");
+    if (!mod) {
+        return NULL;
+    }
+    PyObject *r = PyObject_CallMethod(mod, "tensor_repr", "O", self);
+    Py_DECREF(mod);
+    return r;
+}
+
+PyObject *tl_py_tensor_numpy(PyObject *self, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames);
+PyObject *tl_py_tensor_array(PyObject *self, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames);
+
+static PyMethodDef tensor_methods[] = {
+    {"size", (PyCFunction)(void (*)(void))tensor_size,
+     METH_FASTCALL | METH_KEYWORDS,
+     "size($self, dim=None, /)\n--\n\nThe sizes, or the size of one dim."},
+    {"stride", (PyCFunction)(void (*)(void))tensor_stride,
+     METH_FASTCALL | METH_KEYWORDS,
+     "stride($self, dim=None, /)\n--\n\nStrides in elements."},
+    {"storage_offset", tensor_storage_offset, METH_NOARGS,
+     "storage_offset($self, /)\n--\n\nOffset into the storage, in "
+     "elements."},
+    {"dim", tensor_dim, METH_NOARGS, "dim($self, /)\n--\n\n"},
+    {"ndimension", tensor_dim, METH_NOARGS, "ndimension($self, /)\n--\n\n"},
+    {"numel", tensor_numel, METH_NOARGS, "numel($self, /)\n--\n\n"},
+    {"nelement", tensor_numel, METH_NOARGS, "nelement($self, /)\n--\n\n"},
+    {"element_size", tensor_element_size, METH_NOARGS,
+     "element_size($self, /)\n--\n\n"},
+    {"data_ptr", tensor_data_ptr, METH_NOARGS,
+     "data_ptr($self, /)\n--\n\nAddress of the first element."},
+    {"is_contiguous", (PyCFunction)(void (*)(void))tensor_is_contiguous,
+     METH_FASTCALL | METH_KEYWORDS,
+     "is_contiguous($self, memory_format=tensorlib.contiguous_format)\n--"
+     "\n\n"},
+    {"item", tensor_item, METH_NOARGS,
+     "item($self, /)\n--\n\nThe value of a one-element tensor."},
+    {"tolist", tensor_tolist, METH_NOARGS, "tolist($self, /)\n--\n\n"},
+    {"as_strided", (PyCFunction)(void (*)(void))tensor_as_strided,
+     METH_FASTCALL | METH_KEYWORDS,
+     "as_strided($self, size, stride, storage_offset=None)\n--\n\n"
+     "A view with the given sizes, strides (in elements) and offset, "
+     "checked against the storage."},
+    {"numpy", (PyCFunction)(void (*)(void))tl_py_tensor_numpy,
+     METH_FASTCALL | METH_KEYWORDS,
+     "numpy($self, /, *, force=False)\n--\n\nA NumPy array sharing this "
+     "tensor's memory."},
+    {"__array__", (PyCFunction)(void (*)(void))tl_py_tensor_array,
+     METH_FASTCALL | METH_KEYWORDS,
+     "__array__($self, /, dtype=None, copy=None)\n--\n\n"},
+    {"__complex__", tensor_complex, METH_NOARGS, NULL},
+    {NULL},
+};
+
+static PyMemberDef tensor_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(TensorObject, weakreflist),
+     READONLY, NULL},
+    {NULL},
+};
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_dealloc, tensor_dealloc},
+    {Py_tp_repr, tensor_repr},
+    {Py_tp_getset, tensor_getset},
+    {Py_tp_methods, tensor_methods},
+    {Py_tp_members, tensor_members},
+    {Py_tp_iter, tensor_iter},
+    {Py_nb_int, tensor_int},
+    {Py_nb_float, tensor_float},
+    {Py_nb_index, tensor_index},
+    {Py_nb_bool, tensor_bool},
+    {Py_sq_length, tensor_len},
+    {Py_sq_item, tensor_sq_item},
+    {Py_bf_getbuffer, NULL},     /* filled in below */
+    {Py_bf_releasebuffer, NULL},
+    {Py_tp_doc, "A tensor: a strided view over a shared storage."},
+    {0, NULL},
+};
+
+static PyType_Spec tensor_spec = {
+    .name = "tensorlib.Tensor",
+    .basicsize = sizeof(TensorObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION |
+             Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = tensor_slots,
+};
+
+int tl_tensor_type_init(PyObject *m, tl_mstate *st)
+{
+    for (PyType_Slot *s = tensor_slots; s->slot; s++) {
+        if (s->slot == Py_bf_getbuffer) {
+            s->pfunc = (void *)tl_tensor_buffer_procs.bf_getbuffer;
+        } else if (s->slot == Py_bf_releasebuffer) {
+            s->pfunc = (void *)tl_tensor_buffer_procs.bf_releasebuffer;
+        }
+    }
+    st->TensorType = (PyTypeObject *)PyType_FromModuleAndSpec(
+        m, &tensor_spec, NULL);
+    if (!st->TensorType) {
+        return -1;
+    }
+    return PyModule_AddType(m, st->TensorType);
+}

@@ -1,0 +1,53 @@
+"""Shared pytest set-up: hypothesis profiles, the torch requirement in CI,
+and helpers every suite uses."""
+import os
+
+import pytest
+
+try:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile(
+        "default", max_examples=60, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile(
+        "sanitizer", max_examples=10, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("TENSORLIB_HYPOTHESIS_PROFILE",
+                                         "default"))
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pass
+
+_torch_ran = {"passed": 0}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "torch" in item.fixturenames:
+            item.add_marker(pytest.mark.torch)
+
+
+@pytest.fixture(scope="session")
+def torch():
+    """The torch module, or a skip when it is not installed (CI requires
+    it: TENSORLIB_REQUIRE_TORCH=1 turns the skip into a failure)."""
+    try:
+        import torch as _torch
+    except ImportError:
+        if os.environ.get("TENSORLIB_REQUIRE_TORCH"):
+            pytest.fail("torch is required (TENSORLIB_REQUIRE_TORCH=1) but "
+                        "not installed")
+        pytest.skip("torch is not installed")
+    return _torch
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.passed and "torch" in report.keywords:
+        _torch_ran["passed"] += 1
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if (os.environ.get("TENSORLIB_REQUIRE_TORCH") and exitstatus == 0
+            and _torch_ran["passed"] == 0):
+        print("\nTENSORLIB_REQUIRE_TORCH=1 but no torch comparison test ran")
+        session.exitstatus = 1
