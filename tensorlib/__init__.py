@@ -7,48 +7,15 @@ PyTorch has the feature, NumPy where only NumPy has it.
 import enum as _enum
 
 from . import _C
-from ._C import (  # noqa: F401
-    Size,
-    ShapeError,
-    Tensor,
-    TooHardError,
-    arange,
-    bfloat16,
-    bool,
-    channels_last,
-    channels_last_3d,
-    complex64,
-    complex128,
-    contiguous_format,
-    device,
-    dtype,
-    empty,
-    empty_cache,
-    empty_like,
-    float16,
-    float32,
-    float64,
-    from_numpy,
-    full,
-    full_like,
-    int8,
-    int16,
-    int32,
-    int64,
-    memory_format,
-    memory_stats,
-    ones,
-    ones_like,
-    preserve_format,
-    reset_peak_memory_stats,
-    tensor,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    zeros,
-    zeros_like,
-)
+
+# Every public name of the extension module is a top-level name here
+# (Tensor, dtypes, creation functions, views, operators, ...).
+for _name in dir(_C):
+    if not _name.startswith("_"):
+        globals()[_name] = getattr(_C, _name)
+del _name
+
+from ._printing import set_printoptions  # noqa: E402,F401
 
 # PyTorch's short aliases.
 half = float16

@@ -152,6 +152,7 @@ static int module_exec(PyObject *m)
         tl_tensor_type_init(m, st) < 0 ||
         add_methods(m, tl_creation_methods) < 0 ||
         add_methods(m, tl_numpy_methods) < 0 ||
+        add_methods(m, tl_view_functions) < 0 ||
         add_methods(m, module_methods) < 0 || tl_ops_init(m, st) < 0 ||
         tl_testing_init(m, st) < 0) {
         return -1;

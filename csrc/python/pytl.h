@@ -94,6 +94,15 @@ static inline tl_tensor_impl *tl_py_impl(PyObject *o)
 
 int tl_tensor_type_init(PyObject *m, tl_mstate *st);
 
+/* Tables that other files add to the Tensor type (Note [Tensor type
+ * assembly] in tensor_type.c); each is NULL-terminated. */
+extern PyMethodDef tl_ops_tensor_methods[];   /* ops.c */
+extern PyType_Slot tl_ops_tensor_slots[];     /* ops.c */
+extern PyMethodDef tl_view_tensor_methods[];  /* views.c */
+extern PyGetSetDef tl_view_tensor_getset[];   /* views.c */
+extern PyType_Slot tl_view_tensor_slots[];    /* views.c */
+extern PyMethodDef tl_view_functions[];       /* views.c: module level */
+
 /* ---- dtypes, devices, formats (types.c) ---- */
 
 int tl_types_init(PyObject *m, tl_mstate *st);

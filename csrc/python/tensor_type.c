@@ -537,8 +537,6 @@ static PyMemberDef tensor_members[] = {
 static PyType_Slot tensor_slots[] = {
     {Py_tp_dealloc, tensor_dealloc},
     {Py_tp_repr, tensor_repr},
-    {Py_tp_getset, tensor_getset},
-    {Py_tp_methods, tensor_methods},
     {Py_tp_members, tensor_members},
     {Py_tp_iter, tensor_iter},
     {Py_nb_int, tensor_int},
@@ -547,8 +545,6 @@ static PyType_Slot tensor_slots[] = {
     {Py_nb_bool, tensor_bool},
     {Py_sq_length, tensor_len},
     {Py_sq_item, tensor_sq_item},
-    {Py_bf_getbuffer, NULL},     /* filled in below */
-    {Py_bf_releasebuffer, NULL},
     {Py_tp_doc, "A tensor: a strided view over a shared storage."},
     {0, NULL},
 };
@@ -561,14 +557,77 @@ static PyType_Spec tensor_spec = {
     .slots = tensor_slots,
 };
 
+/* Note [Tensor type assembly]
+ * The Tensor type's methods, getters and slots come from several files
+ * (this one, ops.c, views.c, ...): each exports NULL-terminated tables that
+ * are concatenated here once, before the heap type is made, so that no
+ * file needs to edit another's table. */
+static void *concat_tables(const void *const *tables, size_t elem,
+                           bool (*is_end)(const void *))
+{
+    size_t n = 0;
+    for (int t = 0; tables[t]; t++) {
+        for (const char *p = tables[t]; !is_end(p); p += elem) {
+            n++;
+        }
+    }
+    char *out = PyMem_Calloc(n + 1, elem); /* lives for the process */
+    if (!out) {
+        return NULL;
+    }
+    size_t k = 0;
+    for (int t = 0; tables[t]; t++) {
+        for (const char *p = tables[t]; !is_end(p); p += elem) {
+            memcpy(out + elem * k++, p, elem);
+        }
+    }
+    return out;
+}
+
+static bool method_end(const void *p)
+{
+    return ((const PyMethodDef *)p)->ml_name == NULL;
+}
+static bool getset_end(const void *p)
+{
+    return ((const PyGetSetDef *)p)->name == NULL;
+}
+static bool slot_end(const void *p)
+{
+    return ((const PyType_Slot *)p)->slot == 0;
+}
+
 int tl_tensor_type_init(PyObject *m, tl_mstate *st)
 {
-    for (PyType_Slot *s = tensor_slots; s->slot; s++) {
-        if (s->slot == Py_bf_getbuffer) {
-            s->pfunc = (void *)tl_tensor_buffer_procs.bf_getbuffer;
-        } else if (s->slot == Py_bf_releasebuffer) {
-            s->pfunc = (void *)tl_tensor_buffer_procs.bf_releasebuffer;
-        }
+    static PyType_Slot buffer_slots[] = {
+        {Py_bf_getbuffer, NULL},
+        {Py_bf_releasebuffer, NULL},
+        {0, NULL},
+    };
+    buffer_slots[0].pfunc = (void *)tl_tensor_buffer_procs.bf_getbuffer;
+    buffer_slots[1].pfunc = (void *)tl_tensor_buffer_procs.bf_releasebuffer;
+    const void *methods[] = {tensor_methods, tl_ops_tensor_methods,
+                             tl_view_tensor_methods, NULL};
+    const void *getsets[] = {tensor_getset, tl_view_tensor_getset, NULL};
+    PyMethodDef *all_methods = concat_tables(methods, sizeof(PyMethodDef),
+                                             method_end);
+    PyGetSetDef *all_getset = concat_tables(getsets, sizeof(PyGetSetDef),
+                                            getset_end);
+    if (!all_methods || !all_getset) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyType_Slot extra[] = {
+        {Py_tp_methods, all_methods},
+        {Py_tp_getset, all_getset},
+        {0, NULL},
+    };
+    const void *slots[] = {tensor_slots, buffer_slots, tl_ops_tensor_slots,
+                           tl_view_tensor_slots, extra, NULL};
+    tensor_spec.slots = concat_tables(slots, sizeof(PyType_Slot), slot_end);
+    if (!tensor_spec.slots) {
+        PyErr_NoMemory();
+        return -1;
     }
     st->TensorType = (PyTypeObject *)PyType_FromModuleAndSpec(
         m, &tensor_spec, NULL);

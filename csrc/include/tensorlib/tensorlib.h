@@ -8,5 +8,6 @@
 #include "tensorlib/dtype.h"
 #include "tensorlib/alloc.h"
 #include "tensorlib/tensor.h"
+#include "tensorlib/view.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
