@@ -102,6 +102,13 @@ extern PyMethodDef tl_view_tensor_methods[];  /* views.c */
 extern PyGetSetDef tl_view_tensor_getset[];   /* views.c */
 extern PyType_Slot tl_view_tensor_slots[];    /* views.c */
 extern PyMethodDef tl_view_functions[];       /* views.c: module level */
+extern PyType_Slot tl_index_tensor_slots[];   /* indexing.c */
+extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */
+
+/* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a
+ * scalar, -1 on error (OverflowError for ints beyond uint64). */
+struct tl_scalar;
+int tl_py_as_scalar(PyObject *o, struct tl_scalar *out);
 
 /* ---- dtypes, devices, formats (types.c) ---- */
 

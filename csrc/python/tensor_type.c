@@ -607,7 +607,8 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
     buffer_slots[0].pfunc = (void *)tl_tensor_buffer_procs.bf_getbuffer;
     buffer_slots[1].pfunc = (void *)tl_tensor_buffer_procs.bf_releasebuffer;
     const void *methods[] = {tensor_methods, tl_ops_tensor_methods,
-                             tl_view_tensor_methods, NULL};
+                             tl_view_tensor_methods, tl_index_tensor_methods,
+                             NULL};
     const void *getsets[] = {tensor_getset, tl_view_tensor_getset, NULL};
     PyMethodDef *all_methods = concat_tables(methods, sizeof(PyMethodDef),
                                              method_end);
@@ -623,7 +624,8 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
         {0, NULL},
     };
     const void *slots[] = {tensor_slots, buffer_slots, tl_ops_tensor_slots,
-                           tl_view_tensor_slots, extra, NULL};
+                           tl_view_tensor_slots, tl_index_tensor_slots,
+                           extra, NULL};
     tensor_spec.slots = concat_tables(slots, sizeof(PyType_Slot), slot_end);
     if (!tensor_spec.slots) {
         PyErr_NoMemory();

@@ -9,5 +9,6 @@
 #include "tensorlib/alloc.h"
 #include "tensorlib/tensor.h"
 #include "tensorlib/view.h"
+#include "tensorlib/index.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
