@@ -475,3 +475,135 @@ void tl_tensor_bump_version(tl_tensor_impl *t)
 {
     atomic_fetch_add_explicit(&t->version->value, 1, memory_order_relaxed);
 }
+
+/* ---- resizing and rebinding --------------------------------------------- */
+
+/* Note [Storage capacity]
+ * A storage's block never shrinks.  Views made earlier may reach up to the
+ * storage's size at the time they were made; if a shrink freed that memory
+ * those views would read freed bytes (a class of bug PyTorch has had).  So
+ * shrinking only lowers nbytes, and a block is replaced only by a larger
+ * one: the block under a storage is always at least as large as anything a
+ * view of it was ever allowed to reach. */
+bool tl_storage_resizable(const tl_storage *s) { return s->resizable; }
+
+int tl_storage_resize(tl_storage *s, int64_t nbytes)
+{
+    if (nbytes < 0) {
+        return tl_error(TL_ERR_VALUE, "storage size must be non-negative, "
+                        "got %" PRId64, nbytes);
+    }
+    if (nbytes == s->nbytes) {
+        return 0;
+    }
+    const int64_t capacity = (int64_t)s->block->nbytes - s->offset;
+    bool exported = atomic_load(&s->exports) > 0;
+    if (nbytes < s->nbytes) {
+        if (exported) {
+            return tl_error(TL_ERR_BUFFER,
+                            "cannot shrink a storage of %" PRId64 " bytes to "
+                            "%" PRId64 " while it is exported (a memoryview, "
+                            "NumPy array or DLPack capsule still uses it)",
+                            s->nbytes, nbytes);
+        }
+        s->nbytes = nbytes;
+        return 0;
+    }
+    if (nbytes <= capacity) {
+        s->nbytes = nbytes;
+        return 0;
+    }
+    if (!s->resizable) {
+        return tl_error(TL_ERR_RUNTIME,
+                        "Trying to resize storage that is not resizable (a "
+                        "storage over external or shared memory of %" PRId64
+                        " bytes, asked for %" PRId64 ")", s->nbytes, nbytes);
+    }
+    if (exported) {
+        return tl_error(TL_ERR_BUFFER,
+                        "cannot grow a storage from %" PRId64 " to %" PRId64
+                        " bytes while it is exported: its memory would move",
+                        s->nbytes, nbytes);
+    }
+    tl_block *nb = tl_block_alloc(s->block->device,
+                                  (tl_memkind)s->block->kind, (size_t)nbytes);
+    if (!nb) {
+        return tl_error_kind();
+    }
+    if (s->block->device.type == TL_DEVICE_CPU && s->nbytes > 0) {
+        memcpy(nb->ptr, (char *)s->block->ptr + s->offset,
+               (size_t)s->nbytes);
+    }
+    tl_block *old = s->block;
+    s->block = nb;
+    s->offset = 0;
+    s->nbytes = nbytes;
+    tl_block_decref(old);
+    return 0;
+}
+
+static int check_metadata_change(const tl_tensor_impl *t, const char *what)
+{
+    if (!(t->flags & TL_FLAG_ALLOW_METADATA_CHANGE)) {
+        return tl_error(TL_ERR_RUNTIME,
+                        "%s is not allowed on a tensor whose layout is owned "
+                        "elsewhere (allow_tensor_metadata_change is false: an "
+                        "execution-plan buffer or a workspace tensor)", what);
+    }
+    return 0;
+}
+
+int tl_tensor_resize_(tl_tensor_impl *t, int ndim, const int64_t *sizes)
+{
+    int64_t strides[TL_MAX_DIMS];
+    int64_t nbytes, need;
+    const int64_t isz = tl_itemsize(t->dtype);
+    if (check_metadata_change(t, "resize_()") < 0 ||
+        tl_safe_numel_bytes(ndim, sizes, isz, NULL, &nbytes) < 0) {
+        return tl_error_kind();
+    }
+    tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, strides);
+    if (tl_mul_overflow_i64(t->storage_offset, isz, &need) ||
+        tl_add_overflow_i64(need, nbytes, &need)) {
+        return tl_error(TL_ERR_OVERFLOW, "resize_: size overflows int64");
+    }
+    if (nbytes > 0 && need > t->storage->nbytes &&
+        tl_storage_resize(t->storage, need) < 0) {
+        return tl_error_kind();
+    }
+    if (tl_impl_set_sizes_strides(t, ndim, sizes, strides) < 0) {
+        return TL_ERR_MEMORY;
+    }
+    t->memory_format = TL_FORMAT_CONTIGUOUS;
+    return 0;
+}
+
+int tl_tensor_set_(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
+                   int ndim, const int64_t *sizes, const int64_t *strides)
+{
+    const int64_t isz = tl_itemsize(t->dtype);
+    if (check_metadata_change(t, "set_()") < 0 ||
+        tl_safe_numel_bytes(ndim, sizes, isz, NULL, NULL) < 0 ||
+        tl_check_in_bounds(ndim, sizes, strides, storage_offset, isz,
+                           s->nbytes) < 0) {
+        return tl_error_kind();
+    }
+    if (!tl_device_eq(s->block->device, t->device)) {
+        return tl_error(TL_ERR_RUNTIME, "set_: storage and tensor are on "
+                        "different devices");
+    }
+    /* Keep the old sizes in case the array change fails. */
+    tl_storage *old = t->storage;
+    int64_t old_off = t->storage_offset;
+    tl_storage_incref(s);
+    t->storage = s;
+    t->storage_offset = storage_offset;
+    if (tl_impl_set_sizes_strides(t, ndim, sizes, strides) < 0) {
+        t->storage = old;
+        t->storage_offset = old_off;
+        tl_storage_decref(s);
+        return TL_ERR_MEMORY;
+    }
+    tl_storage_decref(old);
+    return 0;
+}

@@ -153,6 +153,8 @@ static int module_exec(PyObject *m)
         add_methods(m, tl_creation_methods) < 0 ||
         add_methods(m, tl_numpy_methods) < 0 ||
         add_methods(m, tl_view_functions) < 0 ||
+        add_methods(m, tl_storage_functions) < 0 ||
+        tl_storage_type_init(m, st) < 0 ||
         add_methods(m, module_methods) < 0 || tl_ops_init(m, st) < 0 ||
         tl_testing_init(m, st) < 0) {
         return -1;
@@ -172,6 +174,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->SizeType);
     Py_VISIT(st->MemoryFormatType);
     Py_VISIT(st->ExporterType);
+    Py_VISIT(st->StorageType);
     Py_VISIT(st->ShapeError);
     Py_VISIT(st->TooHardError);
     return 0;
@@ -189,6 +192,7 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->SizeType);
     Py_CLEAR(st->MemoryFormatType);
     Py_CLEAR(st->ExporterType);
+    Py_CLEAR(st->StorageType);
     Py_CLEAR(st->ShapeError);
     Py_CLEAR(st->TooHardError);
     for (int i = 0; i < TL_DTYPE_COUNT; i++) {

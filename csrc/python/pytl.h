@@ -19,6 +19,7 @@ typedef struct {
     PyTypeObject *SizeType;
     PyTypeObject *MemoryFormatType;
     PyTypeObject *ExporterType;  /* keeps a storage exported for NumPy */
+    PyTypeObject *StorageType;
     PyObject *ShapeError;
     PyObject *TooHardError;
     PyObject *dtypes[TL_DTYPE_COUNT];      /* the dtype singletons */
@@ -103,6 +104,9 @@ extern PyGetSetDef tl_view_tensor_getset[];   /* views.c */
 extern PyType_Slot tl_view_tensor_slots[];    /* views.c */
 extern PyMethodDef tl_view_functions[];       /* views.c: module level */
 extern PyType_Slot tl_index_tensor_slots[];   /* indexing.c */
+extern PyMethodDef tl_storage_tensor_methods[]; /* storage.c */
+extern PyMethodDef tl_storage_functions[];    /* storage.c: module level */
+int tl_storage_type_init(PyObject *m, tl_mstate *st);
 extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */
 
 /* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a

@@ -95,6 +95,17 @@ TL_API int64_t tl_storage_export_count(const tl_storage *s);
 TL_API void tl_storage_export_begin(tl_storage *s);
 TL_API void tl_storage_export_end(tl_storage *s);
 
+/* Resizes s to nbytes, keeping the first min(old, new) bytes.  The block
+ * never shrinks (Note [Storage capacity] in tensor.c): a smaller size only
+ * lowers nbytes, a larger one within the block's capacity extends it, and
+ * beyond that a new block from the same (device, kind) replaces the old
+ * one for every view.  Errors: TL_ERR_RUNTIME when s is not resizable
+ * (external memory, sub-storages); TL_ERR_BUFFER when s is exported and
+ * the resize would shrink it or replace its block; TL_ERR_VALUE for a
+ * negative size.  Nothing changes on failure.  Returns 0 or an error. */
+TL_API int tl_storage_resize(tl_storage *s, int64_t nbytes);
+TL_API bool tl_storage_resizable(const tl_storage *s);
+
 /* ---- tensor impls ------------------------------------------------------- */
 
 /* A new contiguous tensor (uninitialised data) from the allocator of
@@ -134,6 +145,31 @@ TL_API tl_tensor_impl *tl_tensor_as_strided(tl_tensor_impl *t, int ndim,
                                             const int64_t *sizes,
                                             const int64_t *strides,
                                             int64_t storage_offset);
+
+/* resize_: contiguous strides for the new sizes, the storage grown (data
+ * prefix kept) when too small, never shrunk.  Validates everything first:
+ * TL_ERR_RUNTIME when t's metadata is locked (allow_tensor_metadata_change
+ * false) or the storage must grow but cannot; TL_ERR_BUFFER as
+ * tl_storage_resize.  Returns 0 or an error (t unchanged). */
+TL_API int tl_tensor_resize_(tl_tensor_impl *t, int ndim,
+                             const int64_t *sizes);
+
+/* set_: rebinds t to storage s (increfed) with the given metadata, bounds
+ * checked against s.  TL_ERR_RUNTIME when t's metadata is locked.
+ * Returns 0 or an error (t unchanged). */
+TL_API int tl_tensor_set_(tl_tensor_impl *t, tl_storage *s,
+                          int64_t storage_offset, int ndim,
+                          const int64_t *sizes, const int64_t *strides);
+
+/* Exact memory overlap of a and b (some byte in common), as NumPy's
+ * shares_memory: 1 yes, 0 no, or TL_ERR_RUNTIME... when max_work >= 0 and
+ * the search needs more steps (the caller raises TooHardError for
+ * TL_ERR_NOT_IMPLEMENTED).  max_work < 0: no bound. */
+TL_API int tl_shares_memory(const tl_tensor_impl *a, const tl_tensor_impl *b,
+                            int64_t max_work);
+/* Whether the byte extents of a and b intersect (may_share_memory). */
+TL_API bool tl_may_share_memory(const tl_tensor_impl *a,
+                                const tl_tensor_impl *b);
 
 TL_API void tl_tensor_incref(tl_tensor_impl *t);
 TL_API void tl_tensor_decref(tl_tensor_impl *t); /* no-op on NULL */
