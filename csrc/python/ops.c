@@ -1,16 +1,1071 @@
 /* csrc/python/ops.c — Python bindings of the operators: the number
- * protocol, comparisons, functional forms and in-place methods. */
+ * protocol (with reflected and in-place forms), rich comparisons,
+ * functional forms tensorlib.add(a, b, out=), in-place methods a.add_(b),
+ * unary ops, where/clamp, copy_/fill_/zero_, to/contiguous/clone, type
+ * promotion queries and the thread count.  Python scalars become wrapped
+ * numbers (0-dim tensors flagged TL_FLAG_WRAPPED_NUMBER) so promotion
+ * treats them as PyTorch does; NumPy arrays are viewed without a copy. */
+#include <string.h>
+
 #include "pytl.h"
+#include "tensorlib/iter.h"
+#include "tensorlib/ops.h"
+
+#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
+#define CF(f) ((PyCFunction)(void (*)(void))(f))
+
+/* ---- operands -------------------------------------------------------------- */
+
+/* Converts an operand: a tensor (its impl), a Python or NumPy scalar (a
+ * wrapped number), or a NumPy array (a zero-copy view).  Returns: new
+ * reference; NULL with no exception set when o is none of those (the
+ * caller returns NotImplemented or raises TypeError), NULL with an
+ * exception on error. */
+static tl_tensor_impl *operand(tl_mstate *st, PyObject *o)
+{
+    if (tl_py_is_tensor(st, o)) {
+        tl_tensor_impl *t = tl_py_impl(o);
+        tl_tensor_incref(t);
+        return t;
+    }
+    tl_scalar s;
+    int r = tl_py_as_scalar(o, &s);
+    if (r < 0) {
+        return NULL;
+    }
+    if (r > 0) {
+        tl_tensor_impl *t = tl_scalar_to_tensor(&s);
+        if (!t) {
+            tl_py_raise(st);
+        }
+        return t;
+    }
+    if (tl_py_is_ndarray(o)) {
+        PyObject *v = tl_py_from_numpy(st, o);
+        if (!v) {
+            return NULL;
+        }
+        tl_tensor_impl *t = tl_py_impl(v);
+        tl_tensor_incref(t);
+        Py_DECREF(v);
+        return t;
+    }
+    return NULL;
+}
+
+static tl_mstate *state_of_pair(PyObject *a, PyObject *b)
+{
+    PyObject *m = PyType_GetModuleByDef(Py_TYPE(a), &tl_module_def);
+    if (!m) {
+        PyErr_Clear();
+        m = PyType_GetModuleByDef(Py_TYPE(b), &tl_module_def);
+    }
+    return m ? tl_state_of_module(m) : NULL;
+}
+
+/* ---- binary ops -------------------------------------------------------------- */
+
+/* a <op> b with optional out and alpha; self_result: return out's object.
+ * Returns: new reference, NotImplemented when an operand is foreign and
+ * `protocol` is set. */
+static PyObject *binary(tl_mstate *st, int op, PyObject *a, PyObject *b,
+                        PyObject *out, PyObject *alpha, bool protocol)
+{
+    tl_tensor_impl *ai = NULL, *bi = NULL, *r = NULL;
+    PyObject *res = NULL;
+    tl_scalar al;
+    ai = operand(st, a);
+    if (!ai) {
+        goto foreign;
+    }
+    bi = operand(st, b);
+    if (!bi) {
+        goto foreign;
+    }
+    if (alpha && alpha != Py_None) {
+        int k = tl_py_as_scalar(alpha, &al);
+        if (k <= 0) {
+            if (k == 0) {
+                PyErr_Format(PyExc_TypeError, "alpha must be a number, not "
+                             "%.100s", Py_TYPE(alpha)->tp_name);
+            }
+            goto done;
+        }
+    }
+    tl_tensor_impl *oi = NULL;
+    if (out && out != Py_None) {
+        if (!tl_py_is_tensor(st, out)) {
+            PyErr_Format(PyExc_TypeError, "out must be a tensor, not %.100s",
+                         Py_TYPE(out)->tp_name);
+            goto done;
+        }
+        oi = tl_py_impl(out);
+    }
+    r = tl_op_binary(op, oi, ai, bi, alpha && alpha != Py_None ? &al : NULL);
+    if (!r) {
+        tl_py_raise(st);
+        goto done;
+    }
+    res = tl_py_wrap(st, r);
+    goto done;
+foreign:
+    if (!PyErr_Occurred()) {
+        if (protocol) {
+            res = Py_NewRef(Py_NotImplemented);
+        } else {
+            PyObject *bad = ai ? b : a;
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): expected a tensor or a number, got %.100s",
+                         tl_op_binary_name(op), Py_TYPE(bad)->tp_name);
+        }
+    }
+done:
+    tl_tensor_decref(ai);
+    tl_tensor_decref(bi);
+    return res;
+}
+
+static PyObject *binary_protocol(PyObject *a, PyObject *b, int op)
+{
+    tl_mstate *st = state_of_pair(a, b);
+    if (!st) {
+        return NULL;
+    }
+    return binary(st, op, a, b, NULL, NULL, true);
+}
+
+static PyObject *inplace_protocol(PyObject *a, PyObject *b, int op)
+{
+    tl_mstate *st = state_of_pair(a, b);
+    if (!st) {
+        return NULL;
+    }
+    return binary(st, op, a, b, a, NULL, true);
+}
+
+#define NB_BINARY(name, op)                                                 \
+    static PyObject *nb_##name(PyObject *a, PyObject *b)                    \
+    {                                                                       \
+        return binary_protocol(a, b, op);                                   \
+    }                                                                       \
+    static PyObject *nb_i##name(PyObject *a, PyObject *b)                   \
+    {                                                                       \
+        return inplace_protocol(a, b, op);                                  \
+    }
+
+NB_BINARY(add, TL_BINARY_ADD)
+NB_BINARY(sub, TL_BINARY_SUB)
+NB_BINARY(mul, TL_BINARY_MUL)
+NB_BINARY(truediv, TL_BINARY_DIV)
+NB_BINARY(floordiv, TL_BINARY_FLOOR_DIVIDE)
+NB_BINARY(mod, TL_BINARY_REMAINDER)
+NB_BINARY(and, TL_BINARY_BITWISE_AND)
+NB_BINARY(or, TL_BINARY_BITWISE_OR)
+NB_BINARY(xor, TL_BINARY_BITWISE_XOR)
+NB_BINARY(lshift, TL_BINARY_LSHIFT)
+NB_BINARY(rshift, TL_BINARY_RSHIFT)
+
+static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod)
+{
+    if (mod != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return binary_protocol(a, b, TL_BINARY_POW);
+}
+
+static PyObject *nb_ipow(PyObject *a, PyObject *b, PyObject *mod)
+{
+    if (mod != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return inplace_protocol(a, b, TL_BINARY_POW);
+}
+
+static PyObject *richcompare(PyObject *a, PyObject *b, int cmp)
+{
+    static const int ops[] = {TL_BINARY_LT, TL_BINARY_LE, TL_BINARY_EQ,
+                              TL_BINARY_NE, TL_BINARY_GT, TL_BINARY_GE};
+    tl_mstate *st = state_of_pair(a, b);
+    if (!st) {
+        return NULL;
+    }
+    if (b == Py_None && (cmp == Py_EQ || cmp == Py_NE)) {
+        return PyBool_FromLong(cmp == Py_NE); /* t == None is False */
+    }
+    return binary(st, ops[cmp], a, b, NULL, NULL, true);
+}
+
+static Py_hash_t tensor_hash(PyObject *self)
+{
+    /* By identity, as torch.Tensor: hash(t) == id(t). */
+    return (Py_hash_t)(intptr_t)self;
+}
+
+/* ---- unary ops ----------------------------------------------------------------- */
+
+static PyObject *unary(tl_mstate *st, int op, PyObject *a, PyObject *out)
+{
+    if (!tl_py_is_tensor(st, a)) {
+        PyErr_Format(PyExc_TypeError, "%s(): expected a tensor, got %.100s",
+                     tl_op_unary_name(op), Py_TYPE(a)->tp_name);
+        return NULL;
+    }
+    tl_tensor_impl *oi = NULL;
+    if (out && out != Py_None) {
+        if (!tl_py_is_tensor(st, out)) {
+            PyErr_Format(PyExc_TypeError, "out must be a tensor, not %.100s",
+                         Py_TYPE(out)->tp_name);
+            return NULL;
+        }
+        oi = tl_py_impl(out);
+    }
+    tl_tensor_impl *r = tl_op_unary(op, oi, tl_py_impl(a));
+    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+}
+
+static PyObject *nb_neg(PyObject *a)
+{
+    return unary(tl_state_of(a), TL_UNARY_NEG, a, NULL);
+}
+
+static PyObject *nb_abs(PyObject *a)
+{
+    return unary(tl_state_of(a), TL_UNARY_ABS, a, NULL);
+}
+
+static PyObject *nb_invert(PyObject *a)
+{
+    return unary(tl_state_of(a), TL_UNARY_BITWISE_NOT, a, NULL);
+}
+
+static PyObject *nb_pos(PyObject *a)
+{
+    return Py_NewRef(a);
+}
+
+/* Method and functional forms, generated per op.  Methods: t.op(other,
+ * *, alpha=None, out=None) and t.op_(other, *, alpha=None).  Functions:
+ * tensorlib.op(input, other, *, alpha=None, out=None). */
+static const char *const bin_names[] = {"other", "alpha", "out", NULL};
+static const char *const fn_names[] = {"input", "other", "alpha", "out",
+                                       NULL};
+
+static PyObject *bin_method(PyObject *self, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames, int op,
+                            bool inplace)
+{
+    PyObject *a[3];
+    if (tl_py_parse_args(args, nargs, kwnames, bin_names, 1, a,
+                         tl_op_binary_name(op)) < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_Format(PyExc_TypeError, "%s() missing argument 'other'",
+                     tl_op_binary_name(op));
+        return NULL;
+    }
+    if (inplace && a[2]) {
+        PyErr_SetString(PyExc_TypeError, "in-place methods take no out=");
+        return NULL;
+    }
+    return binary(tl_state_of(self), op, self, a[0], inplace ? self : a[2],
+                  a[1], false);
+}
+
+static PyObject *bin_function(PyObject *m, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames, int op)
+{
+    PyObject *a[4];
+    if (tl_py_parse_args(args, nargs, kwnames, fn_names, 2, a,
+                         tl_op_binary_name(op)) < 0) {
+        return NULL;
+    }
+    if (!a[0] || !a[1]) {
+        PyErr_Format(PyExc_TypeError, "%s() needs input and other",
+                     tl_op_binary_name(op));
+        return NULL;
+    }
+    return binary(tl_state_of_module(m), op, a[0], a[1], a[3], a[2], false);
+}
+
+#define BIN_FORMS(name, op)                                                 \
+    static PyObject *m_##name(PyObject *self, PyObject *const *args,        \
+                              Py_ssize_t nargs, PyObject *kw)               \
+    {                                                                       \
+        return bin_method(self, args, nargs, kw, op, false);                \
+    }                                                                       \
+    static PyObject *m_##name##_(PyObject *self, PyObject *const *args,     \
+                                 Py_ssize_t nargs, PyObject *kw)            \
+    {                                                                       \
+        return bin_method(self, args, nargs, kw, op, true);                 \
+    }                                                                       \
+    static PyObject *f_##name(PyObject *m, PyObject *const *args,           \
+                              Py_ssize_t nargs, PyObject *kw)               \
+    {                                                                       \
+        return bin_function(m, args, nargs, kw, op);                        \
+    }
+
+BIN_FORMS(add, TL_BINARY_ADD)
+BIN_FORMS(sub, TL_BINARY_SUB)
+BIN_FORMS(mul, TL_BINARY_MUL)
+BIN_FORMS(div, TL_BINARY_DIV)
+BIN_FORMS(floor_divide, TL_BINARY_FLOOR_DIVIDE)
+BIN_FORMS(remainder, TL_BINARY_REMAINDER)
+BIN_FORMS(pow, TL_BINARY_POW)
+BIN_FORMS(maximum, TL_BINARY_MAXIMUM)
+BIN_FORMS(minimum, TL_BINARY_MINIMUM)
+BIN_FORMS(eq, TL_BINARY_EQ)
+BIN_FORMS(ne, TL_BINARY_NE)
+BIN_FORMS(lt, TL_BINARY_LT)
+BIN_FORMS(le, TL_BINARY_LE)
+BIN_FORMS(gt, TL_BINARY_GT)
+BIN_FORMS(ge, TL_BINARY_GE)
+BIN_FORMS(logical_and, TL_BINARY_LOGICAL_AND)
+BIN_FORMS(logical_or, TL_BINARY_LOGICAL_OR)
+BIN_FORMS(logical_xor, TL_BINARY_LOGICAL_XOR)
+BIN_FORMS(bitwise_and, TL_BINARY_BITWISE_AND)
+BIN_FORMS(bitwise_or, TL_BINARY_BITWISE_OR)
+BIN_FORMS(bitwise_xor, TL_BINARY_BITWISE_XOR)
+BIN_FORMS(bitwise_left_shift, TL_BINARY_LSHIFT)
+BIN_FORMS(bitwise_right_shift, TL_BINARY_RSHIFT)
+
+static const char *const un_names[] = {"out", NULL};
+static const char *const unf_names[] = {"input", "out", NULL};
+
+static PyObject *un_method(PyObject *self, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames, int op,
+                           bool inplace)
+{
+    PyObject *a[1];
+    if (tl_py_parse_args(args, nargs, kwnames, un_names, 0, a,
+                         tl_op_unary_name(op)) < 0) {
+        return NULL;
+    }
+    if (inplace && a[0]) {
+        PyErr_SetString(PyExc_TypeError, "in-place methods take no out=");
+        return NULL;
+    }
+    return unary(tl_state_of(self), op, self, inplace ? self : a[0]);
+}
+
+static PyObject *un_function(PyObject *m, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames, int op)
+{
+    PyObject *a[2];
+    if (tl_py_parse_args(args, nargs, kwnames, unf_names, 1, a,
+                         tl_op_unary_name(op)) < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_Format(PyExc_TypeError, "%s() needs input",
+                     tl_op_unary_name(op));
+        return NULL;
+    }
+    return unary(tl_state_of_module(m), op, a[0], a[1]);
+}
+
+#define UN_FORMS(name, op)                                                  \
+    static PyObject *m_##name(PyObject *self, PyObject *const *args,        \
+                              Py_ssize_t nargs, PyObject *kw)               \
+    {                                                                       \
+        return un_method(self, args, nargs, kw, op, false);                 \
+    }                                                                       \
+    static PyObject *m_##name##_(PyObject *self, PyObject *const *args,     \
+                                 Py_ssize_t nargs, PyObject *kw)            \
+    {                                                                       \
+        return un_method(self, args, nargs, kw, op, true);                  \
+    }                                                                       \
+    static PyObject *f_##name(PyObject *m, PyObject *const *args,           \
+                              Py_ssize_t nargs, PyObject *kw)               \
+    {                                                                       \
+        return un_function(m, args, nargs, kw, op);                         \
+    }
+
+UN_FORMS(neg, TL_UNARY_NEG)
+UN_FORMS(abs, TL_UNARY_ABS)
+UN_FORMS(sign, TL_UNARY_SIGN)
+UN_FORMS(sgn, TL_UNARY_SGN)
+UN_FORMS(sqrt, TL_UNARY_SQRT)
+UN_FORMS(rsqrt, TL_UNARY_RSQRT)
+UN_FORMS(exp, TL_UNARY_EXP)
+UN_FORMS(expm1, TL_UNARY_EXPM1)
+UN_FORMS(log, TL_UNARY_LOG)
+UN_FORMS(log1p, TL_UNARY_LOG1P)
+UN_FORMS(log2, TL_UNARY_LOG2)
+UN_FORMS(log10, TL_UNARY_LOG10)
+UN_FORMS(sin, TL_UNARY_SIN)
+UN_FORMS(cos, TL_UNARY_COS)
+UN_FORMS(tan, TL_UNARY_TAN)
+UN_FORMS(tanh, TL_UNARY_TANH)
+UN_FORMS(sigmoid, TL_UNARY_SIGMOID)
+UN_FORMS(relu, TL_UNARY_RELU)
+UN_FORMS(floor, TL_UNARY_FLOOR)
+UN_FORMS(ceil, TL_UNARY_CEIL)
+UN_FORMS(round, TL_UNARY_ROUND)
+UN_FORMS(trunc, TL_UNARY_TRUNC)
+UN_FORMS(reciprocal, TL_UNARY_RECIPROCAL)
+UN_FORMS(square, TL_UNARY_SQUARE)
+UN_FORMS(logical_not, TL_UNARY_LOGICAL_NOT)
+UN_FORMS(bitwise_not, TL_UNARY_BITWISE_NOT)
+UN_FORMS(isnan, TL_UNARY_ISNAN)
+UN_FORMS(isinf, TL_UNARY_ISINF)
+UN_FORMS(isfinite, TL_UNARY_ISFINITE)
+
+/* ---- where, clamp ----------------------------------------------------------------- */
+
+static PyObject *do_where(tl_mstate *st, PyObject *c, PyObject *a,
+                          PyObject *b, PyObject *out)
+{
+    tl_tensor_impl *ci = operand(st, c), *ai = NULL, *bi = NULL, *r = NULL;
+    PyObject *res = NULL;
+    if (!ci) {
+        goto foreign;
+    }
+    ai = operand(st, a);
+    if (!ai) {
+        goto foreign;
+    }
+    bi = operand(st, b);
+    if (!bi) {
+        goto foreign;
+    }
+    if (out && out != Py_None && !tl_py_is_tensor(st, out)) {
+        PyErr_SetString(PyExc_TypeError, "out must be a tensor");
+        goto done;
+    }
+    r = tl_op_where(out && out != Py_None ? tl_py_impl(out) : NULL, ci, ai,
+                    bi);
+    res = r ? tl_py_wrap(st, r) : tl_py_raise(st);
+    goto done;
+foreign:
+    if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError,
+                        "where(): expected tensors or numbers");
+    }
+done:
+    tl_tensor_decref(ci);
+    tl_tensor_decref(ai);
+    tl_tensor_decref(bi);
+    return res;
+}
+
+static PyObject *f_where(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"condition", "input", "other", "out",
+                                        NULL};
+    PyObject *a[4];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 3, a, "where") < 0) {
+        return NULL;
+    }
+    if (!a[0] || !a[1] || !a[2]) {
+        PyErr_SetString(PyExc_TypeError,
+                        "where(condition, input, other) needs all three");
+        return NULL;
+    }
+    return do_where(tl_state_of_module(m), a[0], a[1], a[2], a[3]);
+}
+
+static PyObject *m_where(PyObject *self, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"condition", "other", NULL};
+    PyObject *a[2];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a, "where") < 0) {
+        return NULL;
+    }
+    if (!a[0] || !a[1]) {
+        PyErr_SetString(PyExc_TypeError, "where(condition, other)");
+        return NULL;
+    }
+    return do_where(tl_state_of(self), a[0], self, a[1], NULL);
+}
+
+static PyObject *do_clamp(tl_mstate *st, PyObject *x, PyObject *lo,
+                          PyObject *hi, PyObject *out, bool inplace)
+{
+    tl_tensor_impl *li = NULL, *hi_ = NULL, *r = NULL;
+    PyObject *res = NULL;
+    if (!tl_py_is_tensor(st, x)) {
+        PyErr_SetString(PyExc_TypeError, "clamp(): expected a tensor");
+        return NULL;
+    }
+    if (lo && lo != Py_None && !(li = operand(st, lo))) {
+        goto foreign;
+    }
+    if (hi && hi != Py_None && !(hi_ = operand(st, hi))) {
+        goto foreign;
+    }
+    tl_tensor_impl *oi = inplace ? tl_py_impl(x) : NULL;
+    if (!inplace && out && out != Py_None) {
+        if (!tl_py_is_tensor(st, out)) {
+            PyErr_SetString(PyExc_TypeError, "out must be a tensor");
+            goto done;
+        }
+        oi = tl_py_impl(out);
+    }
+    r = tl_op_clamp(oi, tl_py_impl(x), li, hi_);
+    res = r ? tl_py_wrap(st, r) : tl_py_raise(st);
+    goto done;
+foreign:
+    if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_TypeError,
+                        "clamp(): min and max must be tensors or numbers");
+    }
+done:
+    tl_tensor_decref(li);
+    tl_tensor_decref(hi_);
+    return res;
+}
+
+static PyObject *clamp_method(PyObject *self, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames,
+                              bool inplace)
+{
+    static const char *const names[] = {"min", "max", "out", NULL};
+    PyObject *a[3];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a, "clamp") < 0) {
+        return NULL;
+    }
+    return do_clamp(tl_state_of(self), self, a[0], a[1], a[2], inplace);
+}
+
+static PyObject *m_clamp(PyObject *self, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kwnames)
+{
+    return clamp_method(self, args, nargs, kwnames, false);
+}
+
+static PyObject *m_clamp_(PyObject *self, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames)
+{
+    return clamp_method(self, args, nargs, kwnames, true);
+}
+
+static PyObject *f_clamp(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"input", "min", "max", "out", NULL};
+    PyObject *a[4];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 3, a, "clamp") < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "clamp() needs input");
+        return NULL;
+    }
+    return do_clamp(tl_state_of_module(m), a[0], a[1], a[2], a[3], false);
+}
+
+/* ---- copies and conversions --------------------------------------------------------- */
+
+static PyObject *m_copy_(PyObject *self, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"src", "non_blocking", NULL};
+    tl_mstate *st = tl_state_of(self);
+    PyObject *a[2];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a, "copy_") < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "copy_() needs src");
+        return NULL;
+    }
+    tl_tensor_impl *src = operand(st, a[0]);
+    if (!src) {
+        if (!PyErr_Occurred()) {
+            PyObject *t = tl_py_tensor_from_data(st, a[0], -1,
+                                                 tl_device_cpu());
+            if (!t) {
+                return NULL;
+            }
+            src = tl_py_impl(t);
+            tl_tensor_incref(src);
+            Py_DECREF(t);
+        } else {
+            return NULL;
+        }
+    }
+    int r = tl_op_copy_(tl_py_impl(self), src);
+    tl_tensor_decref(src);
+    if (r < 0) {
+        return tl_py_raise(st);
+    }
+    return Py_NewRef(self);
+}
+
+static PyObject *m_fill_(PyObject *self, PyObject *value)
+{
+    tl_mstate *st = tl_state_of(self);
+    tl_scalar s;
+    if (tl_py_is_tensor(st, value)) {
+        tl_tensor_impl *v = tl_py_impl(value);
+        if (v->ndim != 0) {
+            PyErr_Format(st->ShapeError, "fill_ only supports 0-dimension "
+                         "value tensor but got tensor with %d dimensions",
+                         v->ndim);
+            return NULL;
+        }
+        if (tl_op_copy_(tl_py_impl(self), v) < 0) {
+            return tl_py_raise(st);
+        }
+        return Py_NewRef(self);
+    }
+    int k = tl_py_as_scalar(value, &s);
+    if (k <= 0) {
+        if (k == 0) {
+            PyErr_Format(PyExc_TypeError, "fill_(): expected a number, got "
+                         "%.100s", Py_TYPE(value)->tp_name);
+        }
+        return NULL;
+    }
+    if (tl_op_fill_(tl_py_impl(self), &s) < 0) {
+        return tl_py_raise(st);
+    }
+    return Py_NewRef(self);
+}
+
+static PyObject *m_zero_(PyObject *self, PyObject *unused)
+{
+    tl_scalar s = tl_scalar_int(0);
+    if (tl_op_fill_(tl_py_impl(self), &s) < 0) {
+        return tl_py_raise(tl_state_of(self));
+    }
+    return Py_NewRef(self);
+}
+
+static PyObject *m_contiguous(PyObject *self, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"memory_format", NULL};
+    tl_mstate *st = tl_state_of(self);
+    PyObject *a[1];
+    int fmt = TL_FORMAT_CONTIGUOUS;
+    if (tl_py_parse_args(args, nargs, kwnames, names, 1, a, "contiguous") < 0
+        || tl_py_parse_memory_format(st, a[0], &fmt) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *r = tl_op_contiguous(tl_py_impl(self),
+                                         (tl_memory_format)fmt);
+    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+}
+
+static PyObject *m_clone(PyObject *self, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"memory_format", NULL};
+    tl_mstate *st = tl_state_of(self);
+    PyObject *a[1];
+    int fmt = TL_FORMAT_PRESERVE;
+    if (tl_py_parse_args(args, nargs, kwnames, names, 0, a, "clone") < 0 ||
+        tl_py_parse_memory_format(st, a[0], &fmt) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *r = tl_op_clone(tl_py_impl(self), (tl_memory_format)fmt);
+    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+}
+
+static PyObject *f_clone(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    tl_mstate *st = tl_state_of_module(m);
+    if (nargs < 1 || !tl_py_is_tensor(st, args[0])) {
+        PyErr_SetString(PyExc_TypeError, "clone(input, memory_format=...)");
+        return NULL;
+    }
+    return m_clone(args[0], args + 1, nargs - 1, kwnames);
+}
+
+/* t.to(dtype) / t.to(device) / t.to(device, dtype) / t.to(other), with
+ * copy= and memory_format=. */
+static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames)
+{
+    static const char *const names[] = {"a", "b", "dtype", "device", "copy",
+                                        "memory_format", "non_blocking",
+                                        NULL};
+    tl_mstate *st = tl_state_of(self);
+    tl_tensor_impl *t = tl_py_impl(self);
+    PyObject *a[7];
+    tl_dtype dt = (tl_dtype)t->dtype;
+    tl_device dev = t->device;
+    int fmt = TL_FORMAT_PRESERVE;
+    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a, "to") < 0) {
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        PyObject *o = a[i];
+        if (!o || o == Py_None) {
+            continue;
+        }
+        if (tl_py_is_tensor(st, o)) {
+            dt = (tl_dtype)tl_py_impl(o)->dtype;
+            dev = tl_py_impl(o)->device;
+        } else if (Py_IS_TYPE(o, st->DeviceType) || PyUnicode_Check(o)) {
+            tl_dtype maybe;
+            if (PyUnicode_Check(o) && tl_dtype_parse(PyUnicode_AsUTF8(o),
+                                                     &maybe) == 0) {
+                dt = maybe;
+            } else {
+                tl_error_clear();
+                if (tl_py_parse_device(st, o, &dev) < 0) {
+                    return NULL;
+                }
+            }
+        } else if (tl_py_parse_dtype(st, o, &dt) < 0) {
+            return NULL;
+        }
+    }
+    if (tl_py_parse_dtype(st, a[2], &dt) < 0 ||
+        tl_py_parse_device(st, a[3], &dev) < 0 ||
+        tl_py_parse_memory_format(st, a[5], &fmt) < 0) {
+        return NULL;
+    }
+    int copy = a[4] ? PyObject_IsTrue(a[4]) : 0;
+    if (copy < 0) {
+        return NULL;
+    }
+    if (!tl_device_eq(dev, t->device)) {
+        char buf[32];
+        tl_device_format(dev, buf, sizeof buf);
+        PyErr_Format(PyExc_RuntimeError,
+                     "to(%s): tensorlib was built without CUDA, so no "
+                     "tensor can move to that device", buf);
+        return NULL;
+    }
+    tl_tensor_impl *r;
+    if (fmt != TL_FORMAT_PRESERVE && !tl_tensor_is_contiguous(t, fmt)) {
+        tl_tensor_impl *c = tl_op_contiguous(t, (tl_memory_format)fmt);
+        if (!c) {
+            return tl_py_raise(st);
+        }
+        r = tl_op_to_dtype(c, dt, false);
+        tl_tensor_decref(c);
+    } else {
+        r = tl_op_to_dtype(t, dt, copy != 0);
+    }
+    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+}
+
+static PyObject *convert(PyObject *self, tl_dtype dt)
+{
+    tl_mstate *st = tl_state_of(self);
+    tl_tensor_impl *r = tl_op_to_dtype(tl_py_impl(self), dt, false);
+    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+}
+
+#define CONVERT(name, dt)                                                   \
+    static PyObject *m_##name(PyObject *self, PyObject *unused)             \
+    {                                                                       \
+        return convert(self, dt);                                           \
+    }
+
+CONVERT(float, TL_DTYPE_FLOAT32)
+CONVERT(double, TL_DTYPE_FLOAT64)
+CONVERT(half, TL_DTYPE_FLOAT16)
+CONVERT(bfloat16, TL_DTYPE_BFLOAT16)
+CONVERT(int, TL_DTYPE_INT32)
+CONVERT(long, TL_DTYPE_INT64)
+CONVERT(short, TL_DTYPE_INT16)
+CONVERT(byte, TL_DTYPE_UINT8)
+CONVERT(char, TL_DTYPE_INT8)
+CONVERT(bool, TL_DTYPE_BOOL)
+CONVERT(cfloat, TL_DTYPE_COMPLEX64)
+CONVERT(cdouble, TL_DTYPE_COMPLEX128)
+
+static PyObject *m_cpu(PyObject *self, PyObject *unused)
+{
+    return Py_NewRef(self);
+}
+
+/* ---- promotion queries and threads ---------------------------------------------------- */
+
+static PyObject *f_promote_types(PyObject *m, PyObject *const *args,
+                                 Py_ssize_t nargs)
+{
+    tl_mstate *st = tl_state_of_module(m);
+    tl_dtype a = TL_DTYPE_FLOAT32, b = TL_DTYPE_FLOAT32;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "promote_types(type1, type2)");
+        return NULL;
+    }
+    if (tl_py_parse_dtype(st, args[0], &a) < 0 ||
+        tl_py_parse_dtype(st, args[1], &b) < 0) {
+        return NULL;
+    }
+    return tl_py_dtype(st, tl_promote_types(a, b));
+}
+
+static PyObject *f_can_cast(PyObject *m, PyObject *const *args,
+                            Py_ssize_t nargs)
+{
+    tl_mstate *st = tl_state_of_module(m);
+    tl_dtype a = TL_DTYPE_FLOAT32, b = TL_DTYPE_FLOAT32;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "can_cast(from_, to)");
+        return NULL;
+    }
+    if (tl_py_parse_dtype(st, args[0], &a) < 0 ||
+        tl_py_parse_dtype(st, args[1], &b) < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(tl_can_cast(a, b));
+}
+
+static PyObject *f_result_type(PyObject *m, PyObject *const *args,
+                               Py_ssize_t nargs)
+{
+    tl_mstate *st = tl_state_of_module(m);
+    tl_tensor_impl *ops[2] = {NULL, NULL};
+    PyObject *res = NULL;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "result_type(tensor1, tensor2)");
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        ops[i] = operand(st, args[i]);
+        if (!ops[i]) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_TypeError, "result_type(): expected "
+                             "tensors or numbers, got %.100s",
+                             Py_TYPE(args[i])->tp_name);
+            }
+            goto done;
+        }
+    }
+    res = tl_py_dtype(st, tl_result_type(2, ops));
+done:
+    tl_tensor_decref(ops[0]);
+    tl_tensor_decref(ops[1]);
+    return res;
+}
+
+static PyObject *f_set_num_threads(PyObject *m, PyObject *arg)
+{
+    int64_t n;
+    if (tl_py_int64(arg, &n, "set_num_threads(): n") < 0) {
+        return NULL;
+    }
+    if (n < 1 || n > 1024) {
+        PyErr_Format(PyExc_ValueError, "set_num_threads(): n must be in "
+                     "[1, 1024], got %lld", (long long)n);
+        return NULL;
+    }
+    if (tl_set_num_threads((int)n) < 0) {
+        return tl_py_raise(tl_state_of_module(m));
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_get_num_threads(PyObject *m, PyObject *unused)
+{
+    return PyLong_FromLong(tl_get_num_threads());
+}
+
+/* The GIL is released around big loops, after the iterator has pinned
+ * every operand's memory block (DESIGN.md "Threads"). */
+static void *release_gil(void)
+{
+    if (!PyGILState_Check()) {
+        return NULL;
+    }
+    return PyEval_SaveThread();
+}
+
+static void reacquire_gil(void *token)
+{
+    if (token) {
+        PyEval_RestoreThread((PyThreadState *)token);
+    }
+}
+
+/* ---- tables ----------------------------------------------------------------------------- */
+
+#define BIN_METHODS(name, doc)                                              \
+    {#name, CF(m_##name), FASTKW,                                           \
+     #name "($self, other, *, alpha=None, out=None)\n--\n\n" doc},          \
+    {#name "_", CF(m_##name##_), FASTKW,                                    \
+     #name "_($self, other, *, alpha=None)\n--\n\nIn place."}
+#define UN_METHODS(name)                                                    \
+    {#name, CF(m_##name), FASTKW, #name "($self, *, out=None)\n--\n\n"},    \
+    {#name "_", CF(m_##name##_), FASTKW,                                    \
+     #name "_($self)\n--\n\nIn place."}
+#define CONV_METHOD(name)                                                   \
+    {#name, m_##name, METH_NOARGS, #name "($self, /)\n--\n\n"}
 
 PyMethodDef tl_ops_tensor_methods[] = {
+    BIN_METHODS(add, "self + alpha * other"),
+    BIN_METHODS(sub, "self - alpha * other"),
+    BIN_METHODS(mul, ""),
+    BIN_METHODS(div, "True division."),
+    BIN_METHODS(floor_divide, ""),
+    BIN_METHODS(remainder, "Python's sign rule."),
+    BIN_METHODS(pow, ""),
+    BIN_METHODS(maximum, "NaN propagating."),
+    BIN_METHODS(minimum, "NaN propagating."),
+    BIN_METHODS(eq, ""),
+    BIN_METHODS(ne, ""),
+    BIN_METHODS(lt, ""),
+    BIN_METHODS(le, ""),
+    BIN_METHODS(gt, ""),
+    BIN_METHODS(ge, ""),
+    BIN_METHODS(logical_and, ""),
+    BIN_METHODS(logical_or, ""),
+    BIN_METHODS(logical_xor, ""),
+    BIN_METHODS(bitwise_and, ""),
+    BIN_METHODS(bitwise_or, ""),
+    BIN_METHODS(bitwise_xor, ""),
+    BIN_METHODS(bitwise_left_shift, ""),
+    BIN_METHODS(bitwise_right_shift, ""),
+    {"subtract", CF(m_sub), FASTKW, NULL},
+    {"multiply", CF(m_mul), FASTKW, NULL},
+    {"true_divide", CF(m_div), FASTKW, NULL},
+    {"divide", CF(m_div), FASTKW, NULL},
+    UN_METHODS(neg),
+    UN_METHODS(abs),
+    UN_METHODS(sign),
+    UN_METHODS(sgn),
+    UN_METHODS(sqrt),
+    UN_METHODS(rsqrt),
+    UN_METHODS(exp),
+    UN_METHODS(expm1),
+    UN_METHODS(log),
+    UN_METHODS(log1p),
+    UN_METHODS(log2),
+    UN_METHODS(log10),
+    UN_METHODS(sin),
+    UN_METHODS(cos),
+    UN_METHODS(tan),
+    UN_METHODS(tanh),
+    UN_METHODS(sigmoid),
+    UN_METHODS(relu),
+    UN_METHODS(floor),
+    UN_METHODS(ceil),
+    UN_METHODS(round),
+    UN_METHODS(trunc),
+    UN_METHODS(reciprocal),
+    UN_METHODS(square),
+    UN_METHODS(logical_not),
+    UN_METHODS(bitwise_not),
+    {"negative", CF(m_neg), FASTKW, NULL},
+    {"isnan", CF(m_isnan), FASTKW, "isnan($self)\n--\n\n"},
+    {"isinf", CF(m_isinf), FASTKW, "isinf($self)\n--\n\n"},
+    {"isfinite", CF(m_isfinite), FASTKW, "isfinite($self)\n--\n\n"},
+    {"where", CF(m_where), FASTKW, "where($self, condition, other)\n--\n\n"},
+    {"clamp", CF(m_clamp), FASTKW,
+     "clamp($self, min=None, max=None, *, out=None)\n--\n\n"},
+    {"clip", CF(m_clamp), FASTKW, NULL},
+    {"clamp_", CF(m_clamp_), FASTKW, "clamp_($self, min=None, max=None)"
+     "\n--\n\n"},
+    {"copy_", CF(m_copy_), FASTKW,
+     "copy_($self, src, non_blocking=False)\n--\n\nCopies src (broadcast, "
+     "any dtype) into self."},
+    {"fill_", m_fill_, METH_O, "fill_($self, value, /)\n--\n\n"},
+    {"zero_", m_zero_, METH_NOARGS, "zero_($self, /)\n--\n\n"},
+    {"contiguous", CF(m_contiguous), FASTKW,
+     "contiguous($self, memory_format=tensorlib.contiguous_format)\n--\n\n"},
+    {"clone", CF(m_clone), FASTKW,
+     "clone($self, *, memory_format=tensorlib.preserve_format)\n--\n\n"},
+    {"to", CF(m_to), FASTKW,
+     "to($self, *args, dtype=None, device=None, copy=False, "
+     "memory_format=tensorlib.preserve_format)\n--\n\n"},
+    {"cpu", m_cpu, METH_NOARGS, "cpu($self, /)\n--\n\n"},
+    CONV_METHOD(float),
+    CONV_METHOD(double),
+    CONV_METHOD(half),
+    CONV_METHOD(bfloat16),
+    CONV_METHOD(int),
+    CONV_METHOD(long),
+    CONV_METHOD(short),
+    CONV_METHOD(byte),
+    CONV_METHOD(char),
+    CONV_METHOD(bool),
+    CONV_METHOD(cfloat),
+    CONV_METHOD(cdouble),
     {NULL},
 };
 
 PyType_Slot tl_ops_tensor_slots[] = {
+    {Py_nb_add, nb_add},
+    {Py_nb_subtract, nb_sub},
+    {Py_nb_multiply, nb_mul},
+    {Py_nb_true_divide, nb_truediv},
+    {Py_nb_floor_divide, nb_floordiv},
+    {Py_nb_remainder, nb_mod},
+    {Py_nb_power, nb_pow},
+    {Py_nb_and, nb_and},
+    {Py_nb_or, nb_or},
+    {Py_nb_xor, nb_xor},
+    {Py_nb_lshift, nb_lshift},
+    {Py_nb_rshift, nb_rshift},
+    {Py_nb_inplace_add, nb_iadd},
+    {Py_nb_inplace_subtract, nb_isub},
+    {Py_nb_inplace_multiply, nb_imul},
+    {Py_nb_inplace_true_divide, nb_itruediv},
+    {Py_nb_inplace_floor_divide, nb_ifloordiv},
+    {Py_nb_inplace_remainder, nb_imod},
+    {Py_nb_inplace_power, nb_ipow},
+    {Py_nb_inplace_and, nb_iand},
+    {Py_nb_inplace_or, nb_ior},
+    {Py_nb_inplace_xor, nb_ixor},
+    {Py_nb_inplace_lshift, nb_ilshift},
+    {Py_nb_inplace_rshift, nb_irshift},
+    {Py_nb_negative, nb_neg},
+    {Py_nb_positive, nb_pos},
+    {Py_nb_absolute, nb_abs},
+    {Py_nb_invert, nb_invert},
+    {Py_tp_richcompare, richcompare},
+    {Py_tp_hash, tensor_hash},
     {0, NULL},
+};
+
+#define BIN_FN(name) {#name, CF(f_##name), FASTKW,                          \
+                      #name "(input, other, *, alpha=None, out=None)\n--\n\n"}
+#define UN_FN(name) {#name, CF(f_##name), FASTKW,                           \
+                     #name "(input, *, out=None)\n--\n\n"}
+
+static PyMethodDef ops_functions[] = {
+    BIN_FN(add), BIN_FN(sub), BIN_FN(mul), BIN_FN(div), BIN_FN(floor_divide),
+    BIN_FN(remainder), BIN_FN(pow), BIN_FN(maximum), BIN_FN(minimum),
+    BIN_FN(eq), BIN_FN(ne), BIN_FN(lt), BIN_FN(le), BIN_FN(gt), BIN_FN(ge),
+    BIN_FN(logical_and), BIN_FN(logical_or), BIN_FN(logical_xor),
+    BIN_FN(bitwise_and), BIN_FN(bitwise_or), BIN_FN(bitwise_xor),
+    BIN_FN(bitwise_left_shift), BIN_FN(bitwise_right_shift),
+    {"subtract", CF(f_sub), FASTKW, NULL},
+    {"multiply", CF(f_mul), FASTKW, NULL},
+    {"true_divide", CF(f_div), FASTKW, NULL},
+    {"divide", CF(f_div), FASTKW, NULL},
+    UN_FN(neg), UN_FN(abs), UN_FN(sign), UN_FN(sgn), UN_FN(sqrt),
+    UN_FN(rsqrt), UN_FN(exp), UN_FN(expm1), UN_FN(log), UN_FN(log1p),
+    UN_FN(log2), UN_FN(log10), UN_FN(sin), UN_FN(cos), UN_FN(tan),
+    UN_FN(tanh), UN_FN(sigmoid), UN_FN(relu), UN_FN(floor), UN_FN(ceil),
+    UN_FN(round), UN_FN(trunc), UN_FN(reciprocal), UN_FN(square),
+    UN_FN(logical_not), UN_FN(bitwise_not), UN_FN(isnan), UN_FN(isinf),
+    UN_FN(isfinite),
+    {"negative", CF(f_neg), FASTKW, NULL},
+    {"where", CF(f_where), FASTKW,
+     "where(condition, input, other, *, out=None)\n--\n\n"},
+    {"clamp", CF(f_clamp), FASTKW,
+     "clamp(input, min=None, max=None, *, out=None)\n--\n\n"},
+    {"clip", CF(f_clamp), FASTKW, NULL},
+    {"clone", CF(f_clone), FASTKW, "clone(input, *, memory_format=None)"
+     "\n--\n\n"},
+    {"promote_types", CF(f_promote_types), METH_FASTCALL,
+     "promote_types(type1, type2, /)\n--\n\n"},
+    {"can_cast", CF(f_can_cast), METH_FASTCALL,
+     "can_cast(from_, to, /)\n--\n\n"},
+    {"result_type", CF(f_result_type), METH_FASTCALL,
+     "result_type(tensor1, tensor2, /)\n--\n\n"},
+    {"set_num_threads", f_set_num_threads, METH_O,
+     "set_num_threads(n, /)\n--\n\nThreads used by large loops."},
+    {"get_num_threads", f_get_num_threads, METH_NOARGS,
+     "get_num_threads()\n--\n\n"},
+    {NULL},
 };
 
 int tl_ops_init(PyObject *m, tl_mstate *st)
 {
-    return 0;
+    tl_parallel_set_release_hooks(release_gil, reacquire_gil);
+    return PyModule_AddFunctions(m, ops_functions);
 }

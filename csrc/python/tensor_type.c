@@ -552,8 +552,8 @@ static PyType_Slot tensor_slots[] = {
 static PyType_Spec tensor_spec = {
     .name = "tensorlib.Tensor",
     .basicsize = sizeof(TensorObject),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION |
-             Py_TPFLAGS_IMMUTABLETYPE,
+    /* Not IMMUTABLETYPE: __array_ufunc__ is set on the type at init. */
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = tensor_slots,
 };
 
@@ -636,5 +636,17 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
     if (!st->TensorType) {
         return -1;
     }
+    /* NumPy's binary operators defer to ours (ndarray + tensor gives a
+     * tensor), as PyTorch arranges with __array_priority__. */
+    PyObject *prio = PyFloat_FromDouble(1000.0);
+    if (!prio ||
+        PyObject_SetAttrString((PyObject *)st->TensorType, "__array_ufunc__",
+                               Py_None) < 0 ||
+        PyObject_SetAttrString((PyObject *)st->TensorType,
+                               "__array_priority__", prio) < 0) {
+        Py_XDECREF(prio);
+        return -1;
+    }
+    Py_DECREF(prio);
     return PyModule_AddType(m, st->TensorType);
 }
