@@ -18,7 +18,7 @@ static bool msg_has(const char *needle)
     return strstr(tl_error_message(), needle) != NULL;
 }
 
-/* ---- the error record ------------------------------------------------------ */
+/* ---- the error record --------------------------------------------------- */
 
 static void *error_in_thread(void *arg)
 {
@@ -66,7 +66,7 @@ static void test_error_record(void)
     CHECK(strcmp(tl_error_message(), "") == 0);
 }
 
-/* ---- devices and memory kinds ------------------------------------------------ */
+/* ---- devices and memory kinds ------------------------------------------- */
 
 static void test_device_parse_good(void)
 {
@@ -240,7 +240,7 @@ static void test_cpu_cache_limit_env(void)
     CHECK(c.granule == 64);
 }
 
-/* ---- memory blocks ------------------------------------------------------------- */
+/* ---- memory blocks ------------------------------------------------------ */
 
 static int deleter_calls;
 static void *deleter_seen;
@@ -450,7 +450,7 @@ static void test_block_refcount_threads(void)
     CHECK(deleter_calls == 1);
 }
 
-/* ---- the aligned allocator ------------------------------------------------------ */
+/* ---- the aligned allocator ---------------------------------------------- */
 
 static void test_aligned_allocator(void)
 {
@@ -500,7 +500,7 @@ static void test_aligned_allocator(void)
     CHECK(msg_has("failed to allocate") && msg_has("bytes on cpu"));
 }
 
-/* ---- the CPU caching allocator ------------------------------------------------------ */
+/* ---- the CPU caching allocator ------------------------------------------ */
 
 static void test_cpu_caching_allocator(void)
 {
@@ -551,7 +551,7 @@ static void test_cpu_caching_allocator(void)
     CHECK(tl_pool_check(c) == 0);
 }
 
-/* ---- the registry ----------------------------------------------------------------------- */
+/* ---- the registry ------------------------------------------------------- */
 
 static void *fake_raw_alloc(void *ctx, size_t n)
 {

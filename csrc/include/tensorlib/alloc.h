@@ -110,7 +110,8 @@ TL_API const tl_allocator *tl_registry_get(tl_device dev, tl_memkind kind);
 
 /* Sums the stats of the distinct allocators registered for dev (all kinds
  * when kind < 0, else that kind only); an allocator serving several kinds
- * is counted once.  Returns 0 or an error. */
+ * is counted once.  Returns 0 or an error.
+ * (Addition: largest_free_block is the largest of theirs, not a sum.) */
 TL_API int tl_registry_stats(tl_device dev, int kind, tl_alloc_stats *out);
 
 /* empty_cache / reset_peak on every distinct allocator of dev. */

@@ -1,0 +1,1397 @@
+/* csrc/alloc/pool.c — the generic caching pool.  It carves segments got
+ * from a tl_raw_allocator into blocks, keeps freed blocks for reuse, merges
+ * free neighbours and gives whole free segments back beyond its cache
+ * limit.  It owns its segments and all block metadata; it knows bytes only
+ * (no tensors) and never calls a device API itself: the raw allocator does.
+ * Also here: the CPU and CUDA pool policies and the byte-count parser
+ * behind TENSORLIB_CPU_CACHE_LIMIT. */
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tensorlib/alloc.h"
+#include "sanitizer.h"
+
+/* Note [Caching pool policy]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A pool hands out blocks carved from segments, which it gets from its raw
+ * allocator, and gives back to it, in one piece.  A request of n bytes with
+ * alignment a is planned as (plan_request):
+ *
+ *   size  = round_up(max(n, 1), granule), plus one granule of redzone in
+ *           ASan builds (Note [Pool poisoning]);
+ *   slack = a - granule when a > granule, else 0: the user pointer is
+ *           rounded up inside the block and the pad stays part of it, so a
+ *           free block of size + slack bytes always has room.  Segments
+ *           are 4096-aligned, so a block at a segment's start needs no pad.
+ *   small  (size + slack <= small_limit): best fit in the small pool; a
+ *           miss maps a segment of small_segment bytes.
+ *   medium (<= medium_limit, when medium_segment != 0): best fit in the
+ *           large pool; a miss maps a segment of medium_segment bytes.
+ *   large  (the rest): with large_round != 0 the block is size and a miss
+ *           maps round_up(size, large_round); with large_round == 0 the
+ *           block is rounded to a size class, four per power of two
+ *           (2^k x 1, 1.25, 1.5, 1.75), so it exceeds the request by less
+ *           than 25 % (tl_pool_round_size shows it), and a miss maps a
+ *           segment of exactly the class.
+ *
+ * Splitting: the tail of a chosen block is split off as a new free block
+ * when it is at least one granule in the small pool, and more than
+ * small_limit in the large pool (as PyTorch does: a sliver there would only
+ * pin a big segment); otherwise the whole block is handed out.
+ *
+ * Best fit: each pool (small, large) keeps its free blocks in size bins of
+ * treaps ordered by (size, address) (Note [Free block index]); allocate
+ * takes the smallest free block of at least size + slack bytes, the lowest
+ * address among equals: O(log n) expected, usually a few nodes.  Blocks of
+ * the small pool never serve large requests nor the other way round.
+ * Handed-out blocks are found by user pointer in a chained hash
+ * table (Fibonacci hashing, doubled at load 1).  Each segment lists its
+ * blocks in address order; a freed block merges with a free neighbour on
+ * either side, so no two free blocks are ever adjacent.
+ *
+ * Caching: a segment whose blocks are all free stays mapped, which is the
+ * point: freeing and re-creating a tensor of the same size takes no raw
+ * allocation.  It joins the list of fully free segments, least recently
+ * freed first.  Whenever cached bytes (reserved minus the bytes of blocks
+ * handed out) exceed cache_limit after a free, fully free segments go back
+ * to the raw allocator from the head of that list (oldest first) until the
+ * cache is within the limit or no fully free segment is left; free space
+ * inside segments that still hold a live block cannot be given back.
+ * empty_cache gives back every fully free segment; so does a failed raw
+ * allocation, which is then retried once before the pool records
+ * TL_ERR_MEMORY.
+ *
+ * The CPU policy (tl_pool_config_cpu): granule 64 (TL_CPU_ALIGNMENT);
+ * requests up to 256 KiB come from 2 MiB segments (huge-page sized, which
+ * the CPU raw allocator madvises), so a small tensor is a bin lookup in a
+ * warm segment under one uncontended mutex; there is no medium class:
+ * anything larger gets a segment of its size class, so that the cache limit
+ * gives memory back to the system tensor by tensor instead of being pinned
+ * by one live block in a shared segment.  The cache limit comes from
+ * TENSORLIB_CPU_CACHE_LIMIT, else a quarter of physical memory.  The CUDA
+ * policy (tl_pool_config_cuda) is PyTorch's: granule 512, <= 1 MiB from
+ * 2 MiB segments, <= 10 MiB from 20 MiB segments, larger rounded to 2 MiB.
+ *
+ * Locking: one pthread mutex per pool guards everything below `mu` in
+ * struct pool; raw allocations happen under it.  pthread_atfork handlers
+ * hold every pool's mutex across fork(), so a child can allocate. */
+
+/* Note [Pool poisoning]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * In ASan builds, for pools over host memory, every byte of a segment is
+ * poisoned except the requested bytes of handed-out blocks: a fresh segment
+ * is poisoned whole, allocate unpoisons [user pointer, + n), free poisons
+ * the whole block again before it can be merged or handed out, and a
+ * segment is unpoisoned just before it goes back to the raw allocator.
+ * Each block gets one extra granule (>= 16 bytes, more than any element)
+ * in those builds, so reading one element past a tensor's requested end is
+ * caught even when the request is a multiple of the granule. */
+
+#define MAX_ALIGNMENT 4096
+#define CLASSES_PER_DOUBLING 4 /* large size classes: waste < 1/4 */
+#define HASH_BITS_INIT 8
+#define SPARE_MAX 1024
+
+enum { SMALL = 0, LARGE = 1 };
+
+typedef struct segment segment;
+typedef struct pblock pblock;
+
+/* A block: a byte range of one segment, free or handed out.  Invariants:
+ * a segment's blocks tile it in address order (b->next->ptr == b->ptr +
+ * b->size); no two neighbours are both free; a free block is in its
+ * pool's bin index, a handed-out one in the hash table. */
+struct pblock {
+    char *ptr;            /* start; a multiple of the granule */
+    size_t size;          /* bytes; a multiple of the granule */
+    char *uptr;           /* handed out: ptr + pad; free: ptr */
+    size_t requested;     /* handed out: bytes asked for; free: 0 */
+    segment *seg;
+    pblock *prev, *next;  /* neighbours in address order, NULL at ends */
+    pblock *child[2];     /* free: treap children; spare: child[1] links */
+    pblock *hnext;        /* handed out: hash chain */
+    uint32_t prio;        /* treap priority (a max-heap) */
+    bool allocated;
+};
+
+struct segment {
+    char *base;             /* from raw.alloc; 4096-aligned */
+    size_t size;            /* bytes asked of raw.alloc */
+    pblock *first;          /* the block at base: lives as long as seg */
+    segment *prev, *next;   /* every segment of the pool */
+    segment *fprev, *fnext; /* fully free segments, oldest first */
+    int which;              /* SMALL or LARGE: where its free blocks go */
+    bool fully_free;        /* on the fully free list */
+};
+
+#define EXACT_BINS 64
+#define SUB_BITS 4 /* 16 bins per power of two above the exact ones */
+#define NBINS 1024
+#define NWORDS (NBINS / 64)
+
+/* Free blocks by size: Note [Free block index]. */
+typedef struct bin_index {
+    pblock *root[NBINS];
+    uint64_t bits[NWORDS]; /* bit k % 64 of word k / 64: root[k] != NULL */
+    uint64_t summary;      /* bit w: bits[w] != 0 */
+} bin_index;
+
+typedef struct pool {
+    tl_allocator base;          /* first: ctx points back at the pool */
+    tl_raw_allocator raw;
+    tl_pool_config cfg;
+    unsigned gshift;            /* log2(granule) */
+    bool poison;                /* host memory in an ASan build */
+    size_t redzone;             /* extra bytes per block (poison only) */
+    uintptr_t lprev, lnext;     /* every live pool: hidden links */
+    pthread_mutex_t mu;
+    /* ---- everything below is guarded by mu ---- */
+    bin_index bins[2];          /* free blocks: Note [Free block index] */
+    segment *segs;
+    segment *ffirst, *flast;    /* fully free segments, oldest first */
+    int64_t nsegs;
+    pblock **buckets;           /* handed-out blocks by uptr */
+    unsigned hbits;             /* 1 << hbits buckets */
+    size_t nlive;               /* handed-out blocks */
+    pblock *spare;              /* recycled block structs */
+    size_t nspare;
+    uint32_t rng;               /* xorshift state for treap priorities */
+    int64_t active, active_peak, reserved, handed;
+    int64_t alloc_count, free_count, hits, misses;
+    char name[64];
+} pool;
+
+/* What allocate will do for one request (Note [Caching pool policy]). */
+typedef struct request {
+    size_t size;    /* bytes of block from the aligned user pointer on */
+    size_t need;    /* size + slack: the smallest free block that fits */
+    size_t align;   /* max(alignment, granule) */
+    size_t segment; /* bytes of a new segment on a miss */
+    int which;      /* SMALL or LARGE */
+} request;
+
+static void *pool_allocate(void *ctx, size_t nbytes, size_t alignment);
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static bool is_pow2(size_t x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+/* m is a power of two; x + m - 1 must not overflow (callers bound x). */
+static size_t round_up(size_t x, size_t m)
+{
+    return (x + m - 1) & ~(m - 1);
+}
+
+static size_t size_class(size_t x, size_t granule)
+{
+    size_t p = (size_t)1 << (63 - __builtin_clzll((unsigned long long)x));
+    size_t step = p / CLASSES_PER_DOUBLING;
+
+    return round_up(x, step > granule ? step : granule);
+}
+
+static uint32_t next_prio(pool *p)
+{
+    uint32_t x = p->rng;
+
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    p->rng = x;
+    return x;
+}
+
+static int64_t cached_bytes(const pool *p)
+{
+    return p->reserved - p->handed;
+}
+
+static pool *as_pool(const tl_allocator *a)
+{
+    if (a == NULL || a->allocate != pool_allocate) {
+        return NULL;
+    }
+    return (pool *)a->ctx;
+}
+
+/* ---- free blocks: size bins of treaps keyed by (size, address) ---------- */
+
+/* Note [Free block index]
+ * Each pool (small, large) files its free blocks in NBINS size bins: one
+ * bin per size for the first EXACT_BINS granules, then 16 bins per power
+ * of two (TLSF's mapping), so a bin's sizes differ by less than 1/16.  A
+ * bin holds a treap ordered by (size, address), and a two-level bitmap says
+ * which bins are non-empty.  Best fit looks in the bin of the needed size
+ * (the smallest key >= (need, 0) there), else takes the smallest block of
+ * the next non-empty bin, found with two count-trailing-zeros: every block
+ * there is larger than anything in the first bin, so this is exact best
+ * fit with ties broken by address.  Bins keep the treaps small (usually a
+ * handful of blocks), so the common paths touch few nodes and mispredict
+ * few branches; many free blocks of one size still cost O(log n). */
+
+/* Orders by size, then address, without short-circuit branches. */
+static bool key_less(const pblock *a, const pblock *b)
+{
+    return (a->size < b->size) | ((a->size == b->size) & (a->ptr < b->ptr));
+}
+
+/* Splits t into the keys below k (*l) and above k (*r); k is not in t. */
+static void tree_split(pblock *t, const pblock *k, pblock **l, pblock **r)
+{
+    while (t != NULL) {
+        bool below = key_less(t, k);
+        pblock ***side = below ? &l : &r;
+        **side = t;
+        *side = &t->child[below];
+        t = t->child[below];
+    }
+    *l = NULL;
+    *r = NULL;
+}
+
+/* Joins l and r, every key of l being below every key of r. */
+static pblock *tree_join(pblock *l, pblock *r)
+{
+    pblock *root = NULL;
+    pblock **link = &root;
+
+    while (l != NULL && r != NULL) {
+        bool take_l = l->prio > r->prio;
+        pblock *t = take_l ? l : r;
+        *link = t;
+        link = &t->child[take_l];
+        if (take_l) {
+            l = l->child[1];
+        }
+        else {
+            r = r->child[0];
+        }
+    }
+    *link = l != NULL ? l : r;
+    return root;
+}
+
+static void tree_insert(pblock **root, pblock *n)
+{
+    pblock **link = root;
+
+    while (*link != NULL && (*link)->prio >= n->prio) {
+        link = &(*link)->child[!key_less(n, *link)];
+    }
+    tree_split(*link, n, &n->child[0], &n->child[1]);
+    *link = n;
+}
+
+/* n must be in the tree, with the key it was inserted with. */
+static void tree_remove(pblock **root, pblock *n)
+{
+    pblock **link = root;
+
+    while (*link != n) {
+        link = &(*link)->child[!key_less(n, *link)];
+    }
+    *link = tree_join(n->child[0], n->child[1]);
+}
+
+/* Returns: borrowed smallest block with size >= need (lowest address among
+ * equals), or NULL. */
+static pblock *tree_best_fit(pblock *t, size_t need)
+{
+    pblock *best = NULL;
+
+    while (t != NULL) {
+        bool fits = t->size >= need;
+        best = fits ? t : best;
+        t = t->child[!fits];
+    }
+    return best;
+}
+
+static pblock *tree_extreme(pblock *t, int side)
+{
+    while (t != NULL && t->child[side] != NULL) {
+        t = t->child[side];
+    }
+    return t;
+}
+
+/* The bin of a size (a multiple of the granule; monotonic in size). */
+static unsigned bin_of(const pool *p, size_t size)
+{
+    size_t u = size >> p->gshift;
+    unsigned level;
+
+    if (u < EXACT_BINS) {
+        return (unsigned)u;
+    }
+    level = 63u - (unsigned)__builtin_clzll((unsigned long long)u);
+    return EXACT_BINS + (level - 6u) * (1u << SUB_BITS) +
+           (unsigned)((u >> (level - SUB_BITS)) & ((1u << SUB_BITS) - 1));
+}
+
+/* The first non-empty bin >= k, or NBINS. */
+static unsigned bin_next(const bin_index *x, unsigned k)
+{
+    unsigned w = k / 64;
+    uint64_t m, sw;
+
+    if (k >= NBINS) {
+        return NBINS;
+    }
+    m = x->bits[w] & (~(uint64_t)0 << (k % 64));
+    if (m != 0) {
+        return w * 64 + (unsigned)__builtin_ctzll(m);
+    }
+    sw = w + 1 < 64 ? x->summary & (~(uint64_t)0 << (w + 1)) : 0;
+    if (sw == 0) {
+        return NBINS;
+    }
+    w = (unsigned)__builtin_ctzll(sw);
+    return w * 64 + (unsigned)__builtin_ctzll(x->bits[w]);
+}
+
+static void bin_insert(pool *p, bin_index *x, pblock *b)
+{
+    unsigned k = bin_of(p, b->size);
+
+    tree_insert(&x->root[k], b);
+    x->bits[k / 64] |= (uint64_t)1 << (k % 64);
+    x->summary |= (uint64_t)1 << (k / 64);
+}
+
+static void bin_remove(pool *p, bin_index *x, pblock *b)
+{
+    unsigned k = bin_of(p, b->size);
+
+    tree_remove(&x->root[k], b);
+    if (x->root[k] == NULL) {
+        x->bits[k / 64] &= ~((uint64_t)1 << (k % 64));
+        if (x->bits[k / 64] == 0) {
+            x->summary &= ~((uint64_t)1 << (k / 64));
+        }
+    }
+}
+
+/* Returns: borrowed smallest free block with size >= need (lowest address
+ * among equals), or NULL. */
+static pblock *bin_best_fit(const pool *p, const bin_index *x, size_t need)
+{
+    unsigned k = bin_of(p, need);
+    pblock *b = tree_best_fit(x->root[k], need);
+
+    if (b != NULL) {
+        return b;
+    }
+    k = bin_next(x, k + 1);
+    return k < NBINS ? tree_extreme(x->root[k], 0) : NULL;
+}
+
+static size_t bin_max_size(const bin_index *x)
+{
+    unsigned w, k;
+
+    if (x->summary == 0) {
+        return 0;
+    }
+    w = 63u - (unsigned)__builtin_clzll(x->summary);
+    k = w * 64 + 63u - (unsigned)__builtin_clzll(x->bits[w]);
+    return tree_extreme(x->root[k], 1)->size;
+}
+
+/* ---- handed-out blocks by user pointer ---------------------------------- */
+
+static size_t hash_slot(const void *ptr, unsigned bits)
+{
+    return (size_t)(((uint64_t)(uintptr_t)ptr * 0x9E3779B97F4A7C15ull) >>
+                    (64 - bits));
+}
+
+/* Doubles the table; on failure keeps the old one (chains get longer). */
+static void hash_grow(pool *p)
+{
+    unsigned bits = p->hbits + 1;
+    size_t n = (size_t)1 << p->hbits;
+    pblock **nb = calloc((size_t)1 << bits, sizeof(*nb));
+    size_t i;
+
+    if (nb == NULL) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        pblock *b = p->buckets[i];
+        while (b != NULL) {
+            pblock *next = b->hnext;
+            size_t s = hash_slot(b->uptr, bits);
+            b->hnext = nb[s];
+            nb[s] = b;
+            b = next;
+        }
+    }
+    free(p->buckets);
+    p->buckets = nb;
+    p->hbits = bits;
+}
+
+static void hash_insert(pool *p, pblock *b)
+{
+    size_t s;
+
+    if (p->nlive >= ((size_t)1 << p->hbits) && p->hbits < 40) {
+        hash_grow(p);
+    }
+    s = hash_slot(b->uptr, p->hbits);
+    b->hnext = p->buckets[s];
+    p->buckets[s] = b;
+    p->nlive++;
+}
+
+static pblock *hash_find(const pool *p, const void *uptr)
+{
+    pblock *b = p->buckets[hash_slot(uptr, p->hbits)];
+
+    while (b != NULL && b->uptr != uptr) {
+        b = b->hnext;
+    }
+    return b;
+}
+
+/* Returns: the block handed out at uptr, taken out of the table, or NULL. */
+static pblock *hash_remove(pool *p, const void *uptr)
+{
+    pblock **link = &p->buckets[hash_slot(uptr, p->hbits)];
+
+    for (; *link != NULL; link = &(*link)->hnext) {
+        pblock *b = *link;
+        if (b->uptr == uptr) {
+            *link = b->hnext;
+            p->nlive--;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+/* ---- block structs and segment lists ------------------------------------ */
+
+static pblock *struct_get(pool *p)
+{
+    pblock *b = p->spare;
+
+    if (b != NULL) {
+        p->spare = b->child[1];
+        p->nspare--;
+        return b;
+    }
+    return malloc(sizeof(*b));
+}
+
+static void struct_put(pool *p, pblock *b)
+{
+    if (p->nspare < SPARE_MAX) {
+        b->child[1] = p->spare;
+        p->spare = b;
+        p->nspare++;
+        return;
+    }
+    free(b);
+}
+
+static void fully_free_push(pool *p, segment *s)
+{
+    s->fully_free = true;
+    s->fnext = NULL;
+    s->fprev = p->flast;
+    if (p->flast != NULL) {
+        p->flast->fnext = s;
+    }
+    else {
+        p->ffirst = s;
+    }
+    p->flast = s;
+}
+
+static void fully_free_remove(pool *p, segment *s)
+{
+    if (s->fprev != NULL) {
+        s->fprev->fnext = s->fnext;
+    }
+    else {
+        p->ffirst = s->fnext;
+    }
+    if (s->fnext != NULL) {
+        s->fnext->fprev = s->fprev;
+    }
+    else {
+        p->flast = s->fprev;
+    }
+    s->fully_free = false;
+    s->fprev = s->fnext = NULL;
+}
+
+/* ---- planning ----------------------------------------------------------- */
+
+static bool should_split(const pool *p, int which, size_t remainder)
+{
+    if (which == SMALL) {
+        return remainder >= p->cfg.granule;
+    }
+    return remainder > p->cfg.small_limit;
+}
+
+/* Fills r for a request (Note [Caching pool policy]).  alignment is a
+ * power of two <= MAX_ALIGNMENT.  Returns false when nbytes is too large
+ * for any segment. */
+static bool plan_request(const pool *p, size_t nbytes, size_t alignment,
+                         request *r)
+{
+    const tl_pool_config *c = &p->cfg;
+    size_t g = c->granule;
+    size_t slack = alignment > g ? alignment - g : 0;
+    size_t size;
+
+    /* Bounds every sum and rounding below away from overflow. */
+    if (nbytes > SIZE_MAX / 4) {
+        return false;
+    }
+    size = round_up(nbytes != 0 ? nbytes : 1, g) + p->redzone;
+    r->align = alignment > g ? alignment : g;
+    if (size + slack <= c->small_limit) {
+        r->which = SMALL;
+        r->size = size;
+        r->segment = c->small_segment;
+    }
+    else if (c->medium_segment != 0 && size + slack <= c->medium_limit) {
+        r->which = LARGE;
+        r->size = size;
+        r->segment = c->medium_segment;
+    }
+    else if (c->large_round != 0) {
+        r->which = LARGE;
+        r->size = size;
+        r->segment = round_up(size, c->large_round);
+    }
+    else {
+        r->which = LARGE;
+        r->size = size_class(size, g);
+        r->segment = r->size;
+    }
+    r->need = r->size + slack;
+    return true;
+}
+
+/* ---- segments ----------------------------------------------------------- */
+
+/* Gives a fully free segment back to the raw allocator. */
+static void segment_release(pool *p, segment *s)
+{
+    pblock *b = s->first;
+
+    TL_ASSERT(s->fully_free && b->prev == NULL && b->next == NULL);
+    bin_remove(p, &p->bins[s->which], b);
+    fully_free_remove(p, s);
+    if (s->prev != NULL) {
+        s->prev->next = s->next;
+    }
+    else {
+        p->segs = s->next;
+    }
+    if (s->next != NULL) {
+        s->next->prev = s->prev;
+    }
+    p->nsegs--;
+    p->reserved -= (int64_t)s->size;
+    if (p->poison) {
+        TL_UNPOISON(s->base, s->size);
+    }
+    p->raw.free(p->raw.ctx, s->base, s->size);
+    struct_put(p, b);
+    free(s);
+}
+
+/* Gives back fully free segments, oldest first, while the cache holds more
+ * than limit bytes. */
+static void trim(pool *p, int64_t limit)
+{
+    while (p->ffirst != NULL && cached_bytes(p) > limit) {
+        segment_release(p, p->ffirst);
+    }
+}
+
+/* Maps a new segment for r.  Returns: its one block, free and in no tree,
+ * or NULL after recording TL_ERR_MEMORY. */
+static pblock *segment_new(pool *p, const request *r, size_t nbytes)
+{
+    segment *s = malloc(sizeof(*s));
+    pblock *b = struct_get(p);
+    char *mem = NULL;
+
+    if (s == NULL || b == NULL) {
+        tl_error(TL_ERR_MEMORY, "failed to allocate %zu bytes: no memory "
+                 "for the pool's bookkeeping", nbytes);
+        goto fail;
+    }
+    mem = p->raw.alloc(p->raw.ctx, r->segment);
+    if (mem == NULL) {
+        /* Give the cache back and try once more. */
+        trim(p, 0);
+        mem = p->raw.alloc(p->raw.ctx, r->segment);
+    }
+    if (mem == NULL) {
+        char dev[32];
+        tl_device_format(p->raw.device, dev, sizeof(dev));
+        tl_error(TL_ERR_MEMORY,
+                 "failed to allocate %zu bytes on %s: pool '%s' could not "
+                 "get a segment of %zu bytes (%lld bytes reserved, %lld in "
+                 "use)",
+                 nbytes, dev, p->name, r->segment, (long long)p->reserved,
+                 (long long)p->active);
+        goto fail;
+    }
+    TL_ASSERT(((uintptr_t)mem & (MAX_ALIGNMENT - 1)) == 0);
+    s->base = mem;
+    s->size = r->segment;
+    s->first = b;
+    s->which = r->which;
+    s->fully_free = false;
+    s->fprev = s->fnext = NULL;
+    s->prev = NULL;
+    s->next = p->segs;
+    if (p->segs != NULL) {
+        p->segs->prev = s;
+    }
+    p->segs = s;
+    p->nsegs++;
+    p->reserved += (int64_t)r->segment;
+
+    b->ptr = mem;
+    b->size = r->segment;
+    b->uptr = mem;
+    b->requested = 0;
+    b->seg = s;
+    b->prev = b->next = NULL;
+    b->child[0] = b->child[1] = NULL;
+    b->hnext = NULL;
+    b->prio = next_prio(p);
+    b->allocated = false;
+    if (p->poison) {
+        TL_POISON(mem, r->segment);
+    }
+    return b;
+
+fail:
+    free(s);
+    if (b != NULL) {
+        struct_put(p, b);
+    }
+    return NULL;
+}
+
+/* Hands out b (free, in no tree) for r: places the user pointer and splits
+ * off the tail when it is worth keeping. */
+static void carve(pool *p, pblock *b, const request *r, size_t nbytes)
+{
+    char *uptr = (char *)round_up((size_t)(uintptr_t)b->ptr, r->align);
+    size_t used = (size_t)(uptr - b->ptr) + r->size;
+    size_t rem;
+
+    TL_ASSERT(used <= b->size);
+    rem = b->size - used;
+    if (should_split(p, b->seg->which, rem)) {
+        /* No struct for the tail: hand out the whole block instead. */
+        pblock *t = struct_get(p);
+        if (t != NULL) {
+            t->ptr = b->ptr + used;
+            t->size = rem;
+            t->uptr = t->ptr;
+            t->requested = 0;
+            t->seg = b->seg;
+            t->prev = b;
+            t->next = b->next;
+            t->hnext = NULL;
+            t->prio = next_prio(p);
+            t->allocated = false;
+            if (b->next != NULL) {
+                b->next->prev = t;
+            }
+            b->next = t;
+            b->size = used;
+            bin_insert(p, &p->bins[b->seg->which], t);
+        }
+    }
+    b->allocated = true;
+    b->uptr = uptr;
+    b->requested = nbytes;
+    b->child[0] = b->child[1] = NULL;
+    hash_insert(p, b);
+}
+
+/* ---- the allocator table ------------------------------------------------ */
+
+static void *pool_allocate(void *ctx, size_t nbytes, size_t alignment)
+{
+    pool *p = ctx;
+    request r;
+    pblock *b;
+    void *out;
+
+    if (!is_pow2(alignment) || alignment > MAX_ALIGNMENT) {
+        tl_error(TL_ERR_VALUE,
+                 "alignment %zu is not a power of two from 1 to %d",
+                 alignment, MAX_ALIGNMENT);
+        return NULL;
+    }
+    if (!plan_request(p, nbytes, alignment, &r)) {
+        char dev[32];
+        tl_device_format(p->raw.device, dev, sizeof(dev));
+        tl_error(TL_ERR_MEMORY, "failed to allocate %zu bytes on %s: "
+                 "too large", nbytes, dev);
+        return NULL;
+    }
+    pthread_mutex_lock(&p->mu);
+    b = bin_best_fit(p, &p->bins[r.which], r.need);
+    if (b != NULL) {
+        bin_remove(p, &p->bins[r.which], b);
+        if (b->seg->fully_free) {
+            fully_free_remove(p, b->seg);
+        }
+        p->hits++;
+    }
+    else {
+        b = segment_new(p, &r, nbytes);
+        if (b == NULL) {
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+        p->misses++;
+    }
+    carve(p, b, &r, nbytes);
+    p->active += (int64_t)nbytes;
+    if (p->active > p->active_peak) {
+        p->active_peak = p->active;
+    }
+    p->handed += (int64_t)b->size;
+    p->alloc_count++;
+    if (p->poison) {
+        TL_UNPOISON(b->uptr, nbytes);
+    }
+    out = b->uptr;
+    pthread_mutex_unlock(&p->mu);
+    return out;
+}
+
+static void pool_deallocate(void *ctx, void *ptr, size_t nbytes)
+{
+    pool *p = ctx;
+    pblock *b;
+    bin_index *x;
+
+    (void)nbytes; /* the block knows what was requested */
+    if (ptr == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    b = hash_remove(p, ptr);
+    if (b == NULL) {
+        pthread_mutex_unlock(&p->mu);
+        /* A bug in the caller; touching nothing is the safe answer. */
+        fprintf(stderr, "tensorlib: pool '%s': ignoring deallocate of %p, "
+                "which it did not hand out\n", p->name, ptr);
+        return;
+    }
+    TL_ASSERT(nbytes == b->requested);
+    p->active -= (int64_t)b->requested;
+    p->handed -= (int64_t)b->size;
+    p->free_count++;
+    b->allocated = false;
+    b->requested = 0;
+    b->uptr = b->ptr;
+    if (p->poison) {
+        TL_POISON(b->ptr, b->size);
+    }
+    x = &p->bins[b->seg->which];
+    if (b->prev != NULL && !b->prev->allocated) {
+        pblock *prev = b->prev;
+        bin_remove(p, x, prev);
+        prev->size += b->size;
+        prev->next = b->next;
+        if (b->next != NULL) {
+            b->next->prev = prev;
+        }
+        struct_put(p, b);
+        b = prev;
+    }
+    if (b->next != NULL && !b->next->allocated) {
+        pblock *next = b->next;
+        bin_remove(p, x, next);
+        b->size += next->size;
+        b->next = next->next;
+        if (next->next != NULL) {
+            next->next->prev = b;
+        }
+        struct_put(p, next);
+    }
+    bin_insert(p, x, b);
+    if (b->prev == NULL && b->next == NULL) {
+        fully_free_push(p, b->seg);
+    }
+    if (p->ffirst != NULL && p->cfg.cache_limit < (size_t)INT64_MAX &&
+        cached_bytes(p) > (int64_t)p->cfg.cache_limit) {
+        trim(p, (int64_t)p->cfg.cache_limit);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_stats(void *ctx, tl_alloc_stats *out)
+{
+    pool *p = ctx;
+    size_t small, large;
+
+    pthread_mutex_lock(&p->mu);
+    small = bin_max_size(&p->bins[SMALL]);
+    large = bin_max_size(&p->bins[LARGE]);
+    out->active_bytes = p->active;
+    out->active_bytes_peak = p->active_peak;
+    out->reserved_bytes = p->reserved;
+    out->cached_bytes = cached_bytes(p);
+    out->alloc_count = p->alloc_count;
+    out->free_count = p->free_count;
+    out->cache_hits = p->hits;
+    out->cache_misses = p->misses;
+    out->largest_free_block = (int64_t)(small > large ? small : large);
+    out->fragmentation_bytes = p->reserved - p->active;
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_empty_cache(void *ctx)
+{
+    pool *p = ctx;
+
+    pthread_mutex_lock(&p->mu);
+    trim(p, 0);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_reset_peak(void *ctx)
+{
+    pool *p = ctx;
+
+    pthread_mutex_lock(&p->mu);
+    p->active_peak = p->active;
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- fork safety -------------------------------------------------------- */
+
+/* Every live pool, for the fork handlers, in a list guarded by pools_mu.
+ * Its links are stored complemented (hide/unhide) so that the list does not
+ * make pools reachable: LeakSanitizer still reports a pool that nobody
+ * destroyed, and everything it holds. */
+static pthread_mutex_t pools_mu = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t pools = ~(uintptr_t)0; /* hide(NULL) */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static uintptr_t hide(pool *p)
+{
+    return ~(uintptr_t)p;
+}
+
+static pool *unhide(uintptr_t link)
+{
+    return (pool *)~link;
+}
+
+static void pools_link(pool *p)
+{
+    p->lprev = hide(NULL);
+    p->lnext = pools;
+    if (unhide(pools) != NULL) {
+        unhide(pools)->lprev = hide(p);
+    }
+    pools = hide(p);
+}
+
+static void pools_unlink(pool *p)
+{
+    if (unhide(p->lprev) != NULL) {
+        unhide(p->lprev)->lnext = p->lnext;
+    }
+    else {
+        pools = p->lnext;
+    }
+    if (unhide(p->lnext) != NULL) {
+        unhide(p->lnext)->lprev = p->lprev;
+    }
+}
+
+/* Lock order: pools_mu, then each pool's mu. */
+static void fork_prepare(void)
+{
+    pool *p;
+
+    pthread_mutex_lock(&pools_mu);
+    for (p = unhide(pools); p != NULL; p = unhide(p->lnext)) {
+        pthread_mutex_lock(&p->mu);
+    }
+}
+
+static void fork_release(void)
+{
+    pool *p;
+
+    for (p = unhide(pools); p != NULL; p = unhide(p->lnext)) {
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_unlock(&pools_mu);
+}
+
+static void atfork_register(void)
+{
+    /* Unlocking in the child is valid: the forking thread, which holds
+     * every lock, is the child's only thread. */
+    (void)pthread_atfork(fork_prepare, fork_release, fork_release);
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+static int check_config(const tl_pool_config *c)
+{
+    size_t g = c->granule;
+
+    if (!is_pow2(g) || g < 16 || g > MAX_ALIGNMENT) {
+        return tl_error(TL_ERR_VALUE, "pool granule %zu is not a power of "
+                        "two from 16 to %d", g, MAX_ALIGNMENT);
+    }
+    if (c->small_limit > 0 &&
+        (c->small_segment < c->small_limit || c->small_segment % g != 0)) {
+        return tl_error(TL_ERR_VALUE, "pool small_segment %zu must be a "
+                        "multiple of the granule %zu and at least "
+                        "small_limit %zu", c->small_segment, g,
+                        c->small_limit);
+    }
+    if (c->small_limit > SIZE_MAX / 4 || c->medium_limit > SIZE_MAX / 4 ||
+        c->small_segment > SIZE_MAX / 4 || c->medium_segment > SIZE_MAX / 4 ||
+        c->large_round > SIZE_MAX / 4) {
+        return tl_error(TL_ERR_VALUE, "pool limits are too large");
+    }
+    if (c->medium_segment != 0 &&
+        (c->medium_limit < c->small_limit ||
+         c->medium_segment < c->medium_limit ||
+         c->medium_segment % g != 0)) {
+        return tl_error(TL_ERR_VALUE, "pool medium_segment %zu must be a "
+                        "multiple of the granule %zu and at least "
+                        "medium_limit %zu (>= small_limit %zu)",
+                        c->medium_segment, g, c->medium_limit,
+                        c->small_limit);
+    }
+    if (c->large_round % g != 0) {
+        return tl_error(TL_ERR_VALUE, "pool large_round %zu is not a "
+                        "multiple of the granule %zu", c->large_round, g);
+    }
+    return TL_OK;
+}
+
+tl_allocator *tl_pool_new(const tl_raw_allocator *raw,
+                          const tl_pool_config *cfg, const char *name)
+{
+    pool *p = NULL;
+
+    if (raw == NULL || raw->alloc == NULL || raw->free == NULL ||
+        cfg == NULL) {
+        tl_error(TL_ERR_VALUE, "tl_pool_new needs a raw allocator with "
+                 "alloc and free, and a config");
+        return NULL;
+    }
+    if (check_config(cfg) < 0) {
+        return NULL;
+    }
+    p = calloc(1, sizeof(*p));
+    if (p == NULL) {
+        goto nomem;
+    }
+    p->buckets = calloc((size_t)1 << HASH_BITS_INIT, sizeof(*p->buckets));
+    if (p->buckets == NULL) {
+        goto nomem;
+    }
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        goto nomem;
+    }
+    p->hbits = HASH_BITS_INIT;
+    p->gshift = (unsigned)__builtin_ctzll((unsigned long long)cfg->granule);
+    p->raw = *raw;
+    p->cfg = *cfg;
+#ifdef TL_ASAN
+    p->poison = raw->device.type == TL_DEVICE_CPU;
+#endif
+    p->redzone = p->poison ? cfg->granule : 0;
+    p->rng = 0x9E3779B9u ^ (uint32_t)((uintptr_t)p >> 4);
+    if (p->rng == 0) {
+        p->rng = 1;
+    }
+    snprintf(p->name, sizeof(p->name), "%s", name != NULL ? name : "pool");
+    p->base.abi_version = TL_ALLOCATOR_ABI_VERSION;
+    p->base.name = p->name;
+    p->base.ctx = p;
+    p->base.device = raw->device;
+    p->base.allocate = pool_allocate;
+    p->base.deallocate = pool_deallocate;
+    p->base.stats = pool_stats;
+    p->base.empty_cache = pool_empty_cache;
+    p->base.reset_peak = pool_reset_peak;
+
+    pthread_once(&atfork_once, atfork_register);
+    pthread_mutex_lock(&pools_mu);
+    pools_link(p);
+    pthread_mutex_unlock(&pools_mu);
+    return &p->base;
+
+nomem:
+    if (p != NULL) {
+        free(p->buckets);
+        free(p);
+    }
+    tl_error(TL_ERR_MEMORY, "failed to create pool '%s'",
+             name != NULL ? name : "pool");
+    return NULL;
+}
+
+int tl_pool_destroy(tl_allocator *a)
+{
+    pool *p = as_pool(a);
+    pblock *b;
+
+    if (p == NULL) {
+        return tl_error(TL_ERR_VALUE, "tl_pool_destroy: not a pool");
+    }
+    pthread_mutex_lock(&pools_mu);
+    pthread_mutex_lock(&p->mu);
+    if (p->nlive != 0) {
+        int64_t live = p->active;
+        size_t n = p->nlive;
+        pthread_mutex_unlock(&p->mu);
+        pthread_mutex_unlock(&pools_mu);
+        return tl_error(TL_ERR_RUNTIME, "cannot destroy pool '%s': %zu "
+                        "blocks (%lld bytes) are still in use", p->name, n,
+                        (long long)live);
+    }
+    pools_unlink(p);
+    pthread_mutex_unlock(&p->mu);
+    pthread_mutex_unlock(&pools_mu);
+
+    /* Nothing is handed out, so every segment is fully free. */
+    trim(p, -1);
+    TL_ASSERT(p->segs == NULL && p->nsegs == 0);
+    while ((b = p->spare) != NULL) {
+        p->spare = b->child[1];
+        free(b);
+    }
+    free(p->buckets);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+    return TL_OK;
+}
+
+int64_t tl_pool_segment_count(const tl_allocator *a)
+{
+    pool *p = as_pool(a);
+    int64_t n;
+
+    if (p == NULL) {
+        return tl_error(TL_ERR_VALUE, "tl_pool_segment_count: not a pool");
+    }
+    pthread_mutex_lock(&p->mu);
+    n = p->nsegs;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+size_t tl_pool_round_size(const tl_allocator *a, size_t nbytes)
+{
+    pool *p = as_pool(a);
+    request r;
+
+    if (p == NULL) {
+        tl_error(TL_ERR_VALUE, "tl_pool_round_size: not a pool");
+        return 0;
+    }
+    if (!plan_request(p, nbytes, 1, &r)) {
+        return 0;
+    }
+    /* What carve does with a fresh segment. */
+    if (!should_split(p, r.which, r.segment - r.size)) {
+        return r.segment;
+    }
+    return r.size;
+}
+
+/* Formats one invariant failure for tl_pool_check. */
+#define BROKEN(...)                                                         \
+    do {                                                                    \
+        status = tl_error(TL_ERR_RUNTIME, __VA_ARGS__);                     \
+        goto done;                                                          \
+    } while (0)
+
+static bool bin_contains(const pool *p, const bin_index *x, const pblock *b)
+{
+    const pblock *t = x->root[bin_of(p, b->size)];
+
+    while (t != NULL && t != b) {
+        t = t->child[!key_less(b, t)];
+    }
+    return t != NULL;
+}
+
+/* Counts the nodes of t, clearing *ok if t is not a treap of free blocks
+ * of bin k with keys between lo and hi. */
+static size_t tree_check(const pool *p, const pblock *t, unsigned k,
+                         const pblock *lo, const pblock *hi, bool *ok)
+{
+    if (t == NULL) {
+        return 0;
+    }
+    if ((lo != NULL && !key_less(lo, t)) ||
+        (hi != NULL && !key_less(t, hi)) || t->allocated ||
+        bin_of(p, t->size) != k ||
+        (t->child[0] != NULL && t->child[0]->prio > t->prio) ||
+        (t->child[1] != NULL && t->child[1]->prio > t->prio)) {
+        *ok = false;
+    }
+    return 1 + tree_check(p, t->child[0], k, lo, t, ok) +
+           tree_check(p, t->child[1], k, t, hi, ok);
+}
+
+static size_t bins_check(const pool *p, const bin_index *x, bool *ok)
+{
+    size_t n = 0;
+    unsigned k;
+
+    for (k = 0; k < NBINS; k++) {
+        bool bit = (x->bits[k / 64] >> (k % 64)) & 1;
+        bool sum = (x->summary >> (k / 64)) & 1;
+        if (bit != (x->root[k] != NULL) || sum != (x->bits[k / 64] != 0)) {
+            *ok = false;
+        }
+        n += tree_check(p, x->root[k], k, NULL, NULL, ok);
+    }
+    return n;
+}
+
+int tl_pool_check(const tl_allocator *a)
+{
+    pool *p = as_pool(a);
+    const segment *s;
+    int status = TL_OK;
+    int64_t nsegs = 0, reserved = 0, handed = 0, active = 0, nfull = 0;
+    size_t nfree = 0, nlive = 0, in_trees;
+    bool ok = true;
+
+    if (p == NULL) {
+        return tl_error(TL_ERR_VALUE, "tl_pool_check: not a pool");
+    }
+    pthread_mutex_lock(&p->mu);
+    for (s = p->segs; s != NULL; s = s->next) {
+        const pblock *b;
+        size_t covered = 0;
+        nsegs++;
+        reserved += (int64_t)s->size;
+        if (s->first == NULL || s->first->ptr != s->base ||
+            s->first->prev != NULL) {
+            BROKEN("pool '%s': segment %p does not start with its first "
+                   "block", p->name, (void *)s->base);
+        }
+        for (b = s->first; b != NULL; b = b->next) {
+            if (b->seg != s || b->ptr != s->base + covered ||
+                b->size == 0 || b->size % p->cfg.granule != 0 ||
+                (b->next != NULL && b->next->prev != b)) {
+                BROKEN("pool '%s': block %p of segment %p is misplaced",
+                       p->name, (void *)b->ptr, (void *)s->base);
+            }
+            covered += b->size;
+            if (b->allocated) {
+                nlive++;
+                handed += (int64_t)b->size;
+                active += (int64_t)b->requested;
+                if (hash_find(p, b->uptr) != b || b->uptr < b->ptr ||
+                    (size_t)(b->uptr - b->ptr) + b->requested > b->size) {
+                    BROKEN("pool '%s': handed-out block %p is not findable "
+                           "or overflows", p->name, (void *)b->ptr);
+                }
+            }
+            else {
+                nfree++;
+                if (b->next != NULL && !b->next->allocated) {
+                    BROKEN("pool '%s': free blocks %p and %p are adjacent",
+                           p->name, (void *)b->ptr, (void *)b->next->ptr);
+                }
+                if (!bin_contains(p, &p->bins[s->which], b)) {
+                    BROKEN("pool '%s': free block %p is not in its tree",
+                           p->name, (void *)b->ptr);
+                }
+            }
+        }
+        if (covered != s->size) {
+            BROKEN("pool '%s': segment %p: blocks cover %zu of %zu bytes",
+                   p->name, (void *)s->base, covered, s->size);
+        }
+        if (s->fully_free !=
+            (!s->first->allocated && s->first->next == NULL)) {
+            BROKEN("pool '%s': segment %p is %son the fully free list",
+                   p->name, (void *)s->base, s->fully_free ? "" : "not ");
+        }
+        nfull += s->fully_free;
+    }
+    for (s = p->ffirst; s != NULL; s = s->fnext) {
+        nfull--;
+    }
+    in_trees = bins_check(p, &p->bins[SMALL], &ok) +
+               bins_check(p, &p->bins[LARGE], &ok);
+    if (!ok || in_trees != nfree) {
+        BROKEN("pool '%s': the free trees are out of order or hold %zu "
+               "blocks for %zu free", p->name, in_trees, nfree);
+    }
+    if (nfull != 0 || nsegs != p->nsegs || reserved != p->reserved ||
+        handed != p->handed || active != p->active || nlive != p->nlive) {
+        BROKEN("pool '%s': counters disagree with the segments (segments "
+               "%lld/%lld, reserved %lld/%lld, handed %lld/%lld, active "
+               "%lld/%lld, live %zu/%zu)", p->name, (long long)nsegs,
+               (long long)p->nsegs, (long long)reserved,
+               (long long)p->reserved, (long long)handed,
+               (long long)p->handed, (long long)active, (long long)p->active,
+               nlive, p->nlive);
+    }
+
+done:
+    pthread_mutex_unlock(&p->mu);
+    return status;
+}
+
+#undef BROKEN
+
+/* ---- policies ----------------------------------------------------------- */
+
+/* Parses s as tl_nbytes_parse does, without recording.  Returns 0, or
+ * TL_ERR_VALUE / TL_ERR_OVERFLOW. */
+static int parse_nbytes(const char *s, size_t *out)
+{
+    size_t v = 0, mult = 1;
+    const char *c = s;
+
+    if (s == NULL || !isdigit((unsigned char)*c)) {
+        return TL_ERR_VALUE;
+    }
+    for (; isdigit((unsigned char)*c); c++) {
+        if (tl_mul_overflow_size(v, 10, &v) ||
+            tl_add_overflow_size(v, (size_t)(*c - '0'), &v)) {
+            return TL_ERR_OVERFLOW;
+        }
+    }
+    switch (tolower((unsigned char)*c)) {
+    case 'k':
+        mult = (size_t)1 << 10;
+        break;
+    case 'm':
+        mult = (size_t)1 << 20;
+        break;
+    case 'g':
+        mult = (size_t)1 << 30;
+        break;
+    case 't':
+        mult = (size_t)1 << 40;
+        break;
+    default:
+        break;
+    }
+    if (mult != 1) {
+        c++;
+        if (tolower((unsigned char)c[0]) == 'i' &&
+            tolower((unsigned char)c[1]) == 'b') {
+            c += 2;
+        }
+        else if (tolower((unsigned char)c[0]) == 'b') {
+            c++;
+        }
+    }
+    else if (tolower((unsigned char)c[0]) == 'b') {
+        c++;
+    }
+    if (*c != '\0') {
+        return TL_ERR_VALUE;
+    }
+    if (tl_mul_overflow_size(v, mult, &v)) {
+        return TL_ERR_OVERFLOW;
+    }
+    *out = v;
+    return TL_OK;
+}
+
+int tl_nbytes_parse(const char *s, size_t *out)
+{
+    int rc = parse_nbytes(s, out);
+
+    if (rc == TL_ERR_OVERFLOW) {
+        return tl_error(TL_ERR_OVERFLOW, "byte count '%.64s' does not fit "
+                        "in size_t", s);
+    }
+    if (rc < 0) {
+        return tl_error(TL_ERR_VALUE, "invalid byte count '%.64s': expected "
+                        "an integer with an optional K, M, G or T suffix",
+                        s != NULL ? s : "(null)");
+    }
+    return TL_OK;
+}
+
+static size_t cpu_cache_limit(void)
+{
+    const char *env = getenv("TENSORLIB_CPU_CACHE_LIMIT");
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page = sysconf(_SC_PAGESIZE);
+    size_t v;
+
+    if (env != NULL && *env != '\0') {
+        if (parse_nbytes(env, &v) == TL_OK) {
+            return v;
+        }
+        fprintf(stderr, "tensorlib: ignoring TENSORLIB_CPU_CACHE_LIMIT="
+                "'%.64s': expected bytes, e.g. 1073741824 or 1G\n", env);
+    }
+    if (pages <= 0 || page <= 0) {
+        return (size_t)1 << 30;
+    }
+    return (size_t)pages / 4 * (size_t)page;
+}
+
+tl_pool_config tl_pool_config_cpu(void)
+{
+    tl_pool_config c;
+
+    c.granule = TL_CPU_ALIGNMENT;
+    c.small_limit = (size_t)256 << 10;
+    c.small_segment = (size_t)2 << 20;
+    c.medium_limit = c.small_limit;
+    c.medium_segment = 0;
+    c.large_round = 0;
+    c.cache_limit = cpu_cache_limit();
+    return c;
+}
+
+tl_pool_config tl_pool_config_cuda(void)
+{
+    tl_pool_config c;
+
+    c.granule = 512;
+    c.small_limit = (size_t)1 << 20;
+    c.small_segment = (size_t)2 << 20;
+    c.medium_limit = (size_t)10 << 20;
+    c.medium_segment = (size_t)20 << 20;
+    c.large_round = (size_t)2 << 20;
+    c.cache_limit = SIZE_MAX;
+    return c;
+}
