@@ -220,7 +220,10 @@ static PyObject *py_arange(PyObject *m, PyObject *const *args,
         } else {
             Py_INCREF(v);
         }
-        if (PyLong_Check(v) && !PyBool_Check(v)) {
+        /* Integers are Python ints and anything with __index__ (NumPy
+         * integer scalars); floats are checked first, since numpy.float64
+         * subclasses float. */
+        if (!PyFloat_Check(v) && PyIndex_Check(v)) {
             if (tl_py_int64(v, &iv[i], "arange() argument") < 0) {
                 Py_DECREF(v);
                 return NULL;
@@ -255,6 +258,24 @@ static PyObject *py_arange(PyObject *m, PyObject *const *args,
         PyErr_SetString(PyExc_ValueError,
                         "arange(): start, end and step must be finite");
         return NULL;
+    }
+    if (!all_int && tl_dtype_is_integral(o.dtype, false)) {
+        /* An integer arange casts start, end and step to int64 first (as
+         * PyTorch: the inputs are cast to the result type), so that
+         * arange(1.5, dtype=int64) is [0] and arange(0, 1, 0.5,
+         * dtype=int32) has a zero step. */
+        for (int i = 0; i < 3; i++) {
+            double t = trunc(dv[i]);
+            if (!(t >= -0x1p63 && t < 0x1p63)) {
+                PyErr_Format(PyExc_OverflowError,
+                             "arange(): %R does not fit the int64 that an "
+                             "integer arange counts in", vals[i]);
+                return NULL;
+            }
+            iv[i] = (int64_t)t;
+            dv[i] = (double)iv[i];
+        }
+        all_int = true;
     }
     if (dv[2] == 0.0) {
         PyErr_SetString(PyExc_ValueError, "arange(): step must be nonzero");
@@ -330,11 +351,76 @@ static int category(tl_dtype dt)
     }
 }
 
+/* The signed integer dtype of itemsize n (1, 2, 4 or 8). */
+static tl_dtype signed_of_size(int64_t n)
+{
+    return n == 1 ? TL_DTYPE_INT8 : n == 2 ? TL_DTYPE_INT16
+         : n == 4 ? TL_DTYPE_INT32 : TL_DTYPE_INT64;
+}
+
+/* Note [Inference promotion]
+ * torch.tensor() promotes the dtypes of the leaves pairwise with
+ * c10::promoteTypes: bool < integers < floating < complex; two integers
+ * give the smallest integer holding both (uint8 with int8 is int16); an
+ * integer with a floating type gives that floating type (int64 with float16
+ * is float16); float16 with bfloat16 is float32; a floating type with a
+ * complex one gives the complex type wide enough for both (float64 with
+ * complex64 is complex128).  PyTorch refuses uint16/uint32/uint64 with any
+ * other non-floating type; there NumPy's rule applies (DESIGN.md: uint64
+ * with a signed integer is float64, uint32 with complex64 is complex128).
+ * This stays local to tensor() until the core promotion table exists. */
+static tl_dtype infer_promote(tl_dtype a, tl_dtype b)
+{
+    if (a == b) {
+        return a;
+    }
+    if (category(a) > category(b)) {
+        tl_dtype t = a;
+        a = b;
+        b = t;
+    }
+    const int ka = tl_dtype_info_of(a)->kind, kb = tl_dtype_info_of(b)->kind;
+    const int64_t sa = tl_itemsize(a), sb = tl_itemsize(b);
+    if (ka == TL_KIND_BOOL) {
+        return b;
+    }
+    if (category(a) == category(b)) {
+        if (kb == TL_KIND_FLOAT) {
+            if (sa == sb) { /* float16 with bfloat16 */
+                return TL_DTYPE_FLOAT32;
+            }
+            return sa > sb ? a : b;
+        }
+        if (kb == TL_KIND_COMPLEX || ka == kb) {
+            return sa > sb ? a : b;
+        }
+        /* One unsigned, one signed integer. */
+        const int64_t su = ka == TL_KIND_UINT ? sa : sb;
+        const int64_t ss = ka == TL_KIND_UINT ? sb : sa;
+        if (ss > su) {
+            return ka == TL_KIND_UINT ? b : a;
+        }
+        return su < 8 ? signed_of_size(2 * su) : TL_DTYPE_FLOAT64;
+    }
+    if (kb == TL_KIND_FLOAT) {
+        return b; /* an integer with a floating type */
+    }
+    /* b is complex. */
+    if (ka == TL_KIND_FLOAT) {
+        return sa > sb / 2 ? TL_DTYPE_COMPLEX128 : b;
+    }
+    if (a == TL_DTYPE_UINT32 || a == TL_DTYPE_UINT64) {
+        return TL_DTYPE_COMPLEX128; /* NumPy: their float is float64 */
+    }
+    return b;
+}
+
 typedef struct {
     tl_mstate *st;
     int ndim;
     int64_t sizes[TL_MAX_DIMS];
-    bool have_leaf;
+    bool have_leaf;  /* the shape is fixed */
+    bool any_leaf;   /* a number was seen: inferred is valid */
     tl_dtype inferred;
 } infer_state;
 
@@ -368,32 +454,28 @@ static int infer(infer_state *s, PyObject *o, int depth)
             s->ndim = depth;
             s->have_leaf = true;
         }
+        /* NumPy scalars first: numpy.float64 and numpy.complex128 subclass
+         * float and complex but keep their own dtype, as in PyTorch. */
         tl_dtype dt;
-        bool from_numpy = false;
-        if (is_tensor) {
-            dt = (tl_dtype)tl_py_impl(o)->dtype;
-            from_numpy = true; /* keeps its own dtype, as a NumPy scalar */
-        } else if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) ||
-                   PyComplex_Check(o)) {
-            tl_py_scalar_dtype(o, &dt);
-        } else {
-            int r = tl_py_numpy_scalar_dtype_or_0d(o, &dt);
-            if (r < 0) {
+        int r = tl_py_numpy_scalar_dtype_or_0d(o, &dt);
+        if (r < 0) {
+            return -1;
+        }
+        if (r == 0) {
+            if (is_tensor) {
+                dt = (tl_dtype)tl_py_impl(o)->dtype;
+            } else if (tl_py_scalar_dtype(o, &dt) < 0) {
+                if (!PyErr_Occurred()) {
+                    PyErr_Format(PyExc_TypeError,
+                                 "tensor(): expected numbers or sequences "
+                                 "of numbers, got %.100s",
+                                 Py_TYPE(o)->tp_name);
+                }
                 return -1;
             }
-            if (r == 0) {
-                PyErr_Format(PyExc_TypeError,
-                             "tensor(): expected numbers or sequences of "
-                             "numbers, got %.100s", Py_TYPE(o)->tp_name);
-                return -1;
-            }
-            from_numpy = true;
         }
-        if (category(dt) > category(s->inferred) ||
-            (category(dt) == category(s->inferred) &&
-             tl_itemsize(dt) > tl_itemsize(s->inferred) && from_numpy)) {
-            s->inferred = dt;
-        }
+        s->inferred = s->any_leaf ? infer_promote(s->inferred, dt) : dt;
+        s->any_leaf = true;
         return 0;
     }
     if (depth >= TL_MAX_DIMS) {
@@ -643,9 +725,10 @@ static PyObject *create_like(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t;
     if (o.memory_format == TL_FORMAT_PRESERVE &&
-        (src->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE) &&
-        !(src->flags & TL_FLAG_CONTIGUOUS)) {
-        /* Keep the dense layout (PyTorch's preserve_format rule). */
+        (src->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE)) {
+        /* Keep the dense layout, strides of size-1 dims included
+         * (PyTorch's preserve_format rule: empty_strided with the input's
+         * strides whenever it is non-overlapping and dense). */
         bool neg = false;
         for (int d = 0; d < src->ndim; d++) {
             neg |= src->strides[d] < 0;

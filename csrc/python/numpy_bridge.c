@@ -141,32 +141,32 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
         return -1;
     }
     bool c_contig = (t->flags & TL_FLAG_CONTIGUOUS) != 0;
+    /* Fortran order: the contiguity walk from the first dim (size-1 dims
+     * skipped, an empty tensor is contiguous), as PyBuffer_IsContiguous. */
+    bool f_contig = true;
+    int64_t expected = 1;
+    for (int d = 0; d < t->ndim && t->numel > 0; d++) {
+        if (t->sizes[d] != 1 && t->strides[d] != expected) {
+            f_contig = false;
+            break;
+        }
+        expected *= t->sizes[d];
+    }
     if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c_contig) {
         PyErr_SetString(PyExc_BufferError,
                         "the tensor is not C-contiguous; call .contiguous() "
                         "first");
         return -1;
     }
-    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS) {
-        /* F order: the reversed contiguity walk. */
-        int64_t expected = 1;
-        bool ok = true;
-        for (int d = 0; d < t->ndim && t->numel > 0; d++) {
-            if (t->sizes[d] != 1 && t->strides[d] != expected) {
-                ok = false;
-                break;
-            }
-            expected *= t->sizes[d];
-        }
-        if (!ok) {
-            PyErr_SetString(PyExc_BufferError,
-                            "the tensor is not Fortran-contiguous");
-            return -1;
-        }
+    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f_contig) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the tensor is not Fortran-contiguous");
+        return -1;
     }
     if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c_contig &&
-        (flags & PyBUF_F_CONTIGUOUS) != PyBUF_F_CONTIGUOUS) {
-        PyErr_SetString(PyExc_BufferError, "the tensor is not contiguous");
+        !f_contig) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the tensor is neither C- nor Fortran-contiguous");
         return -1;
     }
     if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c_contig) {
@@ -194,7 +194,10 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
     view->len = (Py_ssize_t)(t->numel * isz);
     view->itemsize = (Py_ssize_t)isz;
     view->readonly = readonly;
-    view->ndim = t->ndim;
+    /* Without PyBUF_ND the consumer sees one flat run of bytes: shape is
+     * NULL, so ndim must be 1 (CPython's consumers index shape[0..ndim)
+     * whenever ndim > 1). */
+    view->ndim = (flags & PyBUF_ND) == PyBUF_ND || t->ndim == 0 ? t->ndim : 1;
     view->format = (flags & PyBUF_FORMAT) ? (char *)info->format : NULL;
     view->shape = (flags & PyBUF_ND) == PyBUF_ND ? ex->dims : NULL;
     view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES

@@ -407,9 +407,22 @@ UN_FORMS(reciprocal, TL_UNARY_RECIPROCAL)
 UN_FORMS(square, TL_UNARY_SQUARE)
 UN_FORMS(logical_not, TL_UNARY_LOGICAL_NOT)
 UN_FORMS(bitwise_not, TL_UNARY_BITWISE_NOT)
-UN_FORMS(isnan, TL_UNARY_ISNAN)
-UN_FORMS(isinf, TL_UNARY_ISINF)
-UN_FORMS(isfinite, TL_UNARY_ISFINITE)
+/* Predicates have no in-place form (their result is bool). */
+#define UN_FORMS_NO_INPLACE(name, op)                                       \
+    static PyObject *m_##name(PyObject *self, PyObject *const *args,        \
+                              Py_ssize_t nargs, PyObject *kw)               \
+    {                                                                       \
+        return un_method(self, args, nargs, kw, op, false);                 \
+    }                                                                       \
+    static PyObject *f_##name(PyObject *m, PyObject *const *args,           \
+                              Py_ssize_t nargs, PyObject *kw)               \
+    {                                                                       \
+        return un_function(m, args, nargs, kw, op);                         \
+    }
+
+UN_FORMS_NO_INPLACE(isnan, TL_UNARY_ISNAN)
+UN_FORMS_NO_INPLACE(isinf, TL_UNARY_ISINF)
+UN_FORMS_NO_INPLACE(isfinite, TL_UNARY_ISFINITE)
 
 /* ---- where, clamp ----------------------------------------------------------------- */
 

@@ -105,6 +105,8 @@ extern PyType_Slot tl_view_tensor_slots[];    /* views.c */
 extern PyMethodDef tl_view_functions[];       /* views.c: module level */
 extern PyType_Slot tl_index_tensor_slots[];   /* indexing.c */
 extern PyMethodDef tl_storage_tensor_methods[]; /* storage.c */
+extern PyMethodDef tl_reduce_tensor_methods[]; /* reduce_ops.c */
+extern PyMethodDef tl_reduce_functions[];     /* reduce_ops.c: module */
 extern PyMethodDef tl_storage_functions[];    /* storage.c: module level */
 int tl_storage_type_init(PyObject *m, tl_mstate *st);
 extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */

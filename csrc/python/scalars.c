@@ -299,6 +299,24 @@ PyObject *tl_py_load_scalar(tl_dtype dt, const void *src)
 
 int tl_py_scalar_dtype(PyObject *o, tl_dtype *out)
 {
+    /* NumPy scalars count as the Python scalar of their kind (as a PyTorch
+     * Scalar argument does: torch.full((2,), numpy.float64(1)) is float32),
+     * checked first because numpy.float64 subclasses float. */
+    tl_dtype nd;
+    int r = tl_py_numpy_scalar_dtype(o, &nd);
+    if (r < 0) {
+        return -1;
+    }
+    if (r > 0) {
+        switch (tl_dtype_info_of(nd)->kind) {
+        case TL_KIND_BOOL: *out = TL_DTYPE_BOOL; break;
+        case TL_KIND_UINT:
+        case TL_KIND_INT: *out = TL_DTYPE_INT64; break;
+        case TL_KIND_FLOAT: *out = TL_DTYPE_FLOAT32; break;
+        default: *out = TL_DTYPE_COMPLEX64; break;
+        }
+        return 0;
+    }
     if (PyBool_Check(o)) {
         *out = TL_DTYPE_BOOL;
     } else if (PyLong_Check(o)) {
@@ -308,8 +326,7 @@ int tl_py_scalar_dtype(PyObject *o, tl_dtype *out)
     } else if (PyComplex_Check(o)) {
         *out = TL_DTYPE_COMPLEX64;
     } else {
-        int r = tl_py_numpy_scalar_dtype(o, out);
-        return r > 0 ? 0 : -1;
+        return -1;
     }
     return 0;
 }

@@ -608,7 +608,8 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
     buffer_slots[1].pfunc = (void *)tl_tensor_buffer_procs.bf_releasebuffer;
     const void *methods[] = {tensor_methods, tl_ops_tensor_methods,
                              tl_view_tensor_methods, tl_index_tensor_methods,
-                             tl_storage_tensor_methods, NULL};
+                             tl_storage_tensor_methods,
+                             tl_reduce_tensor_methods, NULL};
     const void *getsets[] = {tensor_getset, tl_view_tensor_getset, NULL};
     PyMethodDef *all_methods = concat_tables(methods, sizeof(PyMethodDef),
                                              method_end);
