@@ -21,6 +21,17 @@ except ImportError:  # pragma: no cover - hypothesis is in the test extra
 _torch_ran = {"passed": 0}
 
 
+def pytest_configure(config):
+    # The sanitizer phase of CI must test the sanitizer build, not the
+    # editable install next to the sources.
+    if os.environ.get("TENSORLIB_EXPECT_SANITIZER"):
+        import tensorlib
+
+        assert tensorlib._C._testing.sanitizer_build(), (
+            "expected the sanitizer build of tensorlib, imported "
+            + tensorlib.__file__)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "torch" in item.fixturenames:
