@@ -16,6 +16,10 @@ for _name in dir(_C):
 del _name
 
 from ._printing import set_printoptions  # noqa: E402,F401
+from ._interop import asarray  # noqa: E402,F401
+from . import _interop  # noqa: E402
+
+_interop.install()
 
 # PyTorch's short aliases.
 half = float16

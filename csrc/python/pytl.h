@@ -109,6 +109,14 @@ extern PyMethodDef tl_reduce_tensor_methods[]; /* reduce_ops.c */
 extern PyMethodDef tl_reduce_functions[];     /* reduce_ops.c: module */
 extern PyMethodDef tl_storage_functions[];    /* storage.c: module level */
 int tl_storage_type_init(PyObject *m, tl_mstate *st);
+/* Returns: borrowed storage of a tensorlib.UntypedStorage, or NULL with
+ * TypeError. */
+tl_storage *tl_py_storage_impl(tl_mstate *st, PyObject *o);
+/* Returns: new reference to s's Python object (s not stolen). */
+PyObject *tl_py_storage_wrap(tl_mstate *st, tl_storage *s);
+extern PyMethodDef tl_interop_tensor_methods[]; /* interop.c */
+extern PyGetSetDef tl_interop_tensor_getset[];  /* interop.c */
+extern PyMethodDef tl_interop_functions[];      /* interop.c: module */
 extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */
 
 /* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a

@@ -346,3 +346,20 @@ int tl_storage_type_init(PyObject *m, tl_mstate *st)
     }
     return PyModule_AddType(m, st->StorageType);
 }
+
+/* ---- shared with interop.c ---------------------------------------------------- */
+
+tl_storage *tl_py_storage_impl(tl_mstate *st, PyObject *o)
+{
+    if (!Py_IS_TYPE(o, st->StorageType)) {
+        PyErr_Format(PyExc_TypeError, "expected a tensorlib.UntypedStorage, "
+                     "got %.100s", Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    return STORAGE(o);
+}
+
+PyObject *tl_py_storage_wrap(tl_mstate *st, tl_storage *s)
+{
+    return wrap_storage(st, s);
+}

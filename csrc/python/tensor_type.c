@@ -609,8 +609,10 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
     const void *methods[] = {tensor_methods, tl_ops_tensor_methods,
                              tl_view_tensor_methods, tl_index_tensor_methods,
                              tl_storage_tensor_methods,
-                             tl_reduce_tensor_methods, NULL};
-    const void *getsets[] = {tensor_getset, tl_view_tensor_getset, NULL};
+                             tl_reduce_tensor_methods,
+                             tl_interop_tensor_methods, NULL};
+    const void *getsets[] = {tensor_getset, tl_view_tensor_getset,
+                             tl_interop_tensor_getset, NULL};
     PyMethodDef *all_methods = concat_tables(methods, sizeof(PyMethodDef),
                                              method_end);
     PyGetSetDef *all_getset = concat_tables(getsets, sizeof(PyGetSetDef),

@@ -1,0 +1,130 @@
+"""Python-level interop: asarray (array API semantics), pickling with
+storage sharing, copy and deepcopy.  The memory work is done in C
+(csrc/python/interop.c); this module only decides which path to take."""
+import copyreg
+
+import numpy as _np
+
+from . import _C
+
+
+def _is_tensor(x):
+    return isinstance(x, _C.Tensor)
+
+
+def asarray(obj, dtype=None, device=None, copy=None):
+    """Convert obj to a tensor, sharing memory when possible.
+
+    obj may be a tensor, a NumPy array, a DLPack producer, any object with
+    the buffer protocol (bytes, bytearray, array.array, memoryview) or
+    nested sequences of numbers.  copy=None copies only when needed,
+    copy=True always, copy=False never (ValueError when a copy is needed).
+    Non-native byte order is converted to native order, which needs a
+    copy."""
+    if device is not None and str(_C.device(device)) != "cpu":
+        raise RuntimeError(
+            "asarray(device={!r}): this build of tensorlib has no such "
+            "device".format(str(device)))
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        dtype = _C.empty(0, dtype=dtype).dtype
+    t = None
+    if _is_tensor(obj):
+        t = obj
+    elif isinstance(obj, _np.ndarray) or isinstance(obj, _np.generic):
+        a = _np.asarray(obj)
+        if not a.dtype.isnative:
+            if copy is False:
+                raise ValueError(
+                    "asarray(copy=False): array of non-native byte order "
+                    "{} needs a copy".format(a.dtype))
+            a = a.astype(a.dtype.newbyteorder("="))
+            copy = None if copy is None else False
+        if a.dtype.kind in "OUSVMm":
+            raise TypeError("asarray(): NumPy dtype {} has no tensorlib "
+                            "equivalent".format(a.dtype))
+        t = _C.from_numpy(a)
+    elif hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        t = _C.from_dlpack(obj)
+    else:
+        try:
+            mv = memoryview(obj)
+        except TypeError:
+            mv = None
+        if mv is not None:
+            a = _np.asarray(mv)
+            if a.dtype.kind in "OUSV":
+                raise TypeError(
+                    "asarray(): buffer of format {!r} has no tensorlib "
+                    "dtype".format(mv.format))
+            t = _C.from_numpy(a)
+        else:
+            if copy is False:
+                raise ValueError("asarray(copy=False): a Python sequence "
+                                 "must be copied")
+            return _C.tensor(obj, dtype=dtype)
+    if dtype is not None and t.dtype != dtype:
+        if copy is False:
+            raise ValueError(
+                "asarray(copy=False): converting {} to {} needs a "
+                "copy".format(t.dtype, dtype))
+        return t.to(dtype)
+    if copy:
+        return t.clone()
+    return t
+
+
+# ---- pickling -------------------------------------------------------------
+
+def _rebuild_storage(data, readonly):
+    return _C._storage_from_bytes(data, readonly)
+
+
+def _reduce_storage(s):
+    # The storage object is unique per storage while it lives, so pickle's
+    # memo shares it between every view pickled together.
+    ro = False
+    return (_rebuild_storage, (_C._storage_bytes(s), ro))
+
+
+copyreg.pickle(_C.UntypedStorage, _reduce_storage)
+
+
+def _rebuild_tensor(storage, offset, size, stride, dtype, readonly):
+    return _C._tensor_from_storage(storage, offset, size, stride, dtype,
+                                   readonly)
+
+
+def _tensor_reduce_ex(self, protocol):
+    return (_rebuild_tensor,
+            (self.untyped_storage(), self.storage_offset(),
+             tuple(self.shape), self.stride(), self.dtype.name,
+             self.is_readonly()))
+
+
+def _tensor_copy(self):
+    # As PyTorch: a new tensor object over the same storage.
+    return _C._tensor_from_storage(self.untyped_storage(),
+                                   self.storage_offset(), tuple(self.shape),
+                                   self.stride(), self.dtype,
+                                   self.is_readonly())
+
+
+def _tensor_deepcopy(self, memo):
+    import copy as _copy
+
+    if id(self) in memo:
+        return memo[id(self)]
+    storage = _copy.deepcopy(self.untyped_storage(), memo)
+    out = _C._tensor_from_storage(storage, self.storage_offset(),
+                                  tuple(self.shape), self.stride(),
+                                  self.dtype, self.is_readonly())
+    memo[id(self)] = out
+    return out
+
+
+def install():
+    """Attach the pickling and copying hooks to the extension's types."""
+    T = _C.Tensor
+    T.__reduce_ex__ = _tensor_reduce_ex
+    T.__copy__ = _tensor_copy
+    T.__deepcopy__ = _tensor_deepcopy
