@@ -156,6 +156,8 @@ static int module_exec(PyObject *m)
         add_methods(m, tl_storage_functions) < 0 ||
         add_methods(m, tl_reduce_functions) < 0 ||
         add_methods(m, tl_interop_functions) < 0 ||
+        add_methods(m, tl_memory_functions) < 0 ||
+        tl_memory_init(m, st) < 0 ||
         tl_storage_type_init(m, st) < 0 ||
         add_methods(m, module_methods) < 0 || tl_ops_init(m, st) < 0 ||
         tl_testing_init(m, st) < 0) {

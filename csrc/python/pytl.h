@@ -117,6 +117,10 @@ PyObject *tl_py_storage_wrap(tl_mstate *st, tl_storage *s);
 extern PyMethodDef tl_interop_tensor_methods[]; /* interop.c */
 extern PyGetSetDef tl_interop_tensor_getset[];  /* interop.c */
 extern PyMethodDef tl_interop_functions[];      /* interop.c: module */
+extern PyMethodDef tl_memory_tensor_methods[];  /* memory.c */
+extern PyGetSetDef tl_memory_tensor_getset[];   /* memory.c */
+extern PyMethodDef tl_memory_functions[];       /* memory.c: module */
+int tl_memory_init(PyObject *m, tl_mstate *st);  /* memory.c: types */
 extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */
 
 /* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a

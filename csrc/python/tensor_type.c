@@ -442,6 +442,16 @@ static PyObject *tensor_as_strided(PyObject *self, PyObject *const *args,
                         "as_strided() needs size and stride");
         return NULL;
     }
+    /* Sequences only, as PyTorch: as_strided(2, 1) is a TypeError. */
+    for (int i = 0; i < 2; i++) {
+        if (PyLong_Check(a[i]) || !PySequence_Check(a[i])) {
+            PyErr_Format(PyExc_TypeError,
+                         "as_strided(): %s must be a tuple of ints, not "
+                         "%.100s", i == 0 ? "size" : "stride",
+                         Py_TYPE(a[i])->tp_name);
+            return NULL;
+        }
+    }
     int n = tl_py_parse_shape(&a[0], 1, sizes, "as_strided");
     if (n < 0) {
         return NULL;
@@ -610,9 +620,11 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
                              tl_view_tensor_methods, tl_index_tensor_methods,
                              tl_storage_tensor_methods,
                              tl_reduce_tensor_methods,
-                             tl_interop_tensor_methods, NULL};
+                             tl_interop_tensor_methods,
+                             tl_memory_tensor_methods, NULL};
     const void *getsets[] = {tensor_getset, tl_view_tensor_getset,
-                             tl_interop_tensor_getset, NULL};
+                             tl_interop_tensor_getset,
+                             tl_memory_tensor_getset, NULL};
     PyMethodDef *all_methods = concat_tables(methods, sizeof(PyMethodDef),
                                              method_end);
     PyGetSetDef *all_getset = concat_tables(getsets, sizeof(PyGetSetDef),
