@@ -43,4 +43,9 @@ class MemoryKind(_enum.IntEnum):
     HostPageable = 5
 
 
+from . import memory  # noqa: E402
+from . import cuda  # noqa: E402,F401
+from .memory import memory_summary  # noqa: E402,F401
+
+
 __version__ = "0.1.0"

@@ -1,9 +1,12 @@
-/* csrc/alloc/block.c — memory blocks: making one from an allocator or around
- * external memory, the intrusive atomic refcount, and the single release
- * through the owner's sized deallocate or the external deleter.  It owns
- * the block structs (metadata, from malloc), never the bytes they describe:
- * those belong to the owner allocator or to whoever supplied the deleter. */
+/* csrc/alloc/block.c — memory blocks: making one from an allocator, around
+ * external memory or over a workspace arena's chunk, the intrusive atomic
+ * refcount and pins, and the single release through the owner's sized
+ * deallocate, the external deleter or the arena.  It owns the block
+ * structs (metadata, from malloc), never the bytes they describe: those
+ * belong to the owner allocator, the arena, or whoever supplied the
+ * deleter. */
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -52,7 +55,9 @@ static tl_block *block_new(tl_device dev)
     b->deleter = NULL;
     b->deleter_ctx = NULL;
     b->generation = 0;
+    b->chunk = NULL;
     b->stream = -1;
+    atomic_init(&b->pending, NULL);
     return b;
 }
 
@@ -95,6 +100,11 @@ tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
                  "alignment %zu is not a power of two from 1 to 4096",
                  alignment);
         return NULL;
+    }
+    if (a == tl_workspace_allocator()) {
+        /* Carved from this thread's innermost workspace, tagged with its
+         * generation (Note [Arena generations] in arena.c). */
+        return tl_arena_carve_current(a->device, kind, nbytes, alignment);
     }
     b = block_new(a->device);
     if (b == NULL) {
@@ -142,6 +152,11 @@ tl_block *tl_block_wrap(void *ptr, size_t nbytes, tl_device dev,
     return b;
 }
 
+tl_block *tl_block_bare(tl_device dev)
+{
+    return block_new(dev);
+}
+
 void tl_block_incref(tl_block *b)
 {
     atomic_fetch_add_explicit(&b->refcnt, 1, memory_order_relaxed);
@@ -157,7 +172,12 @@ void tl_block_decref(tl_block *b)
     if (atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) != 1) {
         return;
     }
-    if (b->owner != NULL) {
+    /* A device copy may still be writing into the memory. */
+    tl_block_sync(b);
+    if (b->chunk != NULL) {
+        tl_arena_block_released(b);
+    }
+    else if (b->owner != NULL) {
         b->owner->deallocate(b->owner->ctx, b->ptr, b->nbytes);
     }
     else if (b->deleter != NULL) {
@@ -200,4 +220,73 @@ int64_t tl_block_refcount(const tl_block *b)
 {
     return atomic_load_explicit(&((tl_block *)b)->refcnt,
                                 memory_order_relaxed);
+}
+
+void tl_block_pin(tl_block *b)
+{
+    tl_block_incref(b);
+    if (b->chunk != NULL) {
+        tl_arena_chunk_hold(b->chunk);
+    }
+}
+
+void tl_block_unpin(tl_block *b)
+{
+    if (b == NULL) {
+        return;
+    }
+    if (b->chunk != NULL) {
+        tl_arena_chunk_unhold(b->chunk);
+    }
+    tl_block_decref(b);
+}
+
+uint64_t tl_block_generation(const tl_block *b)
+{
+    return b->generation;
+}
+
+int tl_block_check_live(const tl_block *b)
+{
+    if (TL_LIKELY(b->chunk == NULL)) {
+        return TL_OK;
+    }
+    return tl_arena_block_check_live(b, "memory block");
+}
+
+/* Note [Pending host reads]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A non-blocking copy from a device into host memory returns before the
+ * bytes arrived.  Reading the destination before synchronising is the
+ * classic mistake (it returns stale data); here it cannot happen: the
+ * device plug-in marks the destination block pending (tl_block_set_pending,
+ * with an object that waits on the copy's event), and every host access
+ * to a block's bytes goes through tl_block_sync first -- tl_impl_data (the
+ * address of a tensor's data, which every CPU kernel, the iterator, item(),
+ * tolist(), NumPy and buffer exports compute) and tl_storage_data.  So the
+ * first host read waits once and clears the slot; later reads pay one
+ * load.  Freeing the block waits too (the copy must not land in recycled
+ * memory).  A global mutex serialises waiters: whoever comes second finds
+ * the slot cleared after the first one's wait completed, never a write in
+ * flight.  Only host blocks are ever marked. */
+
+static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void tl_block_wait_pending(tl_block *b)
+{
+    tl_block_pending *p;
+
+    pthread_mutex_lock(&pending_mu);
+    p = atomic_load_explicit(&b->pending, memory_order_acquire);
+    if (p != NULL) {
+        p->wait(p);
+        atomic_store_explicit(&b->pending, NULL, memory_order_release);
+    }
+    pthread_mutex_unlock(&pending_mu);
+}
+
+void tl_block_set_pending(tl_block *b, tl_block_pending *p)
+{
+    tl_block_sync(b);
+    atomic_store_explicit(&b->pending, p, memory_order_release);
 }

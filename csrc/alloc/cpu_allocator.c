@@ -1,8 +1,9 @@
 /* csrc/alloc/cpu_allocator.c — the built-in CPU allocators: the aligned
  * allocator (posix_memalign/free, no cache), the raw segment allocator the
- * CPU pool carves (mmap, huge pages for segments of 2 MiB and more), and
- * the process-lifetime CPU caching allocator, a pool over those segments.
- * All three live for the whole process and are never torn down. */
+ * CPU pool carves (mmap, huge pages for segments of 2 MiB and more), the
+ * process-lifetime CPU caching allocator, a pool over those segments, and
+ * the pinned allocator, a pool over mlock'd segments.  All of them live
+ * for the whole process and are never torn down. */
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -210,4 +211,158 @@ const tl_allocator *tl_cpu_caching_allocator(void)
                  "created");
     }
     return caching_pool;
+}
+
+/* ---- the pinned (page-locked) allocator --------------------------------- */
+
+/* Note [Pinned memory fallback]
+ * Page-locked memory is what a DMA engine can read without the kernel
+ * paging it out; tensorlib locks it with mlock (the CUDA plug-in may
+ * register cudaMallocHost for (cpu, HostPinned) instead).  mlock is
+ * refused beyond RLIMIT_MEMLOCK without privilege; the segment is then
+ * kept as plain memory rather than failing the allocation, and the
+ * refusal is counted (tl_pinned_info: unlocked_bytes, lock_failures,
+ * last_locked), so a caller can see that the memory is not locked.  Each
+ * segment's locked state is recorded so the counters stay exact as
+ * segments go back. */
+
+typedef struct pinned_seg {
+    void *ptr;
+    size_t len;
+    bool locked;
+    struct pinned_seg *next;
+} pinned_seg;
+
+static pthread_mutex_t pinned_mu = PTHREAD_MUTEX_INITIALIZER;
+static pinned_seg *pinned_segs;       /* under pinned_mu */
+static int64_t pinned_locked_bytes;   /* under pinned_mu */
+static int64_t pinned_unlocked_bytes; /* under pinned_mu */
+static int64_t pinned_failures;       /* under pinned_mu */
+static int pinned_last = -1;          /* -1 unknown, 0 refused, 1 locked */
+
+static void *pinned_segment_alloc(void *ctx, size_t nbytes)
+{
+    size_t page = page_bytes();
+    pinned_seg *rec;
+    size_t len;
+    void *p;
+    bool locked;
+
+    (void)ctx;
+    if (nbytes == 0 || nbytes > SIZE_MAX - page) {
+        return NULL;
+    }
+    len = (nbytes + page - 1) / page * page;
+    rec = malloc(sizeof(*rec));
+    if (rec == NULL) {
+        return NULL;
+    }
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
+    if (p == MAP_FAILED) {
+        free(rec);
+        return NULL;
+    }
+    locked = mlock(p, len) == 0;
+    rec->ptr = p;
+    rec->len = len;
+    rec->locked = locked;
+    pthread_mutex_lock(&pinned_mu);
+    rec->next = pinned_segs;
+    pinned_segs = rec;
+    if (locked) {
+        pinned_locked_bytes += (int64_t)len;
+    }
+    else {
+        pinned_unlocked_bytes += (int64_t)len;
+        pinned_failures++;
+    }
+    pinned_last = locked;
+    pthread_mutex_unlock(&pinned_mu);
+    return p;
+}
+
+static void pinned_segment_free(void *ctx, void *ptr, size_t nbytes)
+{
+    pinned_seg **pp, *rec = NULL;
+
+    (void)ctx;
+    (void)nbytes;
+    pthread_mutex_lock(&pinned_mu);
+    for (pp = &pinned_segs; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->ptr == ptr) {
+            rec = *pp;
+            *pp = rec->next;
+            if (rec->locked) {
+                pinned_locked_bytes -= (int64_t)rec->len;
+            }
+            else {
+                pinned_unlocked_bytes -= (int64_t)rec->len;
+            }
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pinned_mu);
+    if (rec == NULL) {
+        return; /* not ours: never happens */
+    }
+    if (rec->locked) {
+        munlock(rec->ptr, rec->len);
+    }
+    munmap(rec->ptr, rec->len);
+    free(rec);
+}
+
+static pthread_once_t pinned_once = PTHREAD_ONCE_INIT;
+static tl_allocator *pinned_pool;
+
+static void pinned_init(void)
+{
+    tl_raw_allocator raw = {
+        .name = "cpu_pinned_segments",
+        .ctx = NULL,
+        .device = {TL_DEVICE_CPU, 0},
+        .alloc = pinned_segment_alloc,
+        .free = pinned_segment_free,
+    };
+    tl_pool_config cfg = tl_pool_config_cpu();
+
+    pinned_pool = tl_pool_new(&raw, &cfg, "cpu_pinned");
+}
+
+const tl_allocator *tl_cpu_pinned_allocator(void)
+{
+    pthread_once(&pinned_once, pinned_init);
+    if (pinned_pool == NULL) {
+        tl_error(TL_ERR_MEMORY, "the cpu pinned allocator could not be "
+                 "created");
+    }
+    return pinned_pool;
+}
+
+void tl_pinned_info_get(tl_pinned_info *out)
+{
+    int last;
+
+    pthread_mutex_lock(&pinned_mu);
+    out->locked_bytes = pinned_locked_bytes;
+    out->unlocked_bytes = pinned_unlocked_bytes;
+    out->lock_failures = pinned_failures;
+    last = pinned_last;
+    pthread_mutex_unlock(&pinned_mu);
+    if (last < 0) {
+        /* Nothing pinned yet: probe one page. */
+        size_t page = page_bytes();
+        void *p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        last = 0;
+        if (p != MAP_FAILED) {
+            last = mlock(p, page) == 0;
+            if (last) {
+                munlock(p, page);
+            }
+            munmap(p, page);
+        }
+    }
+    out->last_locked = last > 0;
 }

@@ -8,16 +8,18 @@
 #include <string.h>
 
 #include "tensorlib/alloc.h"
+#include "tensorlib/arena.h"
 
 /* Note [Registry reads]
  * Creating a small tensor asks the registry for an allocator, so a read is
  * one acquire load of an atomic pointer after a once-only check that the
  * defaults are in.  Writes (tl_registry_set) are rare and store with
  * release.  The CPU defaults are: Default, Persistent and KVCache -> the
- * CPU caching pool; HostPageable -> the aligned allocator; HostPinned and
- * Workspace stay empty until their allocators (pinned memory, the
- * workspace arena) register themselves.  CUDA rows are filled by the CUDA
- * plug-in, when built. */
+ * CPU caching pool; HostPageable -> the aligned allocator; HostPinned ->
+ * the pinned pool (mlock'd segments); Workspace -> the workspace
+ * allocator, which carves from the calling thread's innermost arena.  CUDA
+ * rows are filled by the CUDA plug-in, when built.  The built-ins can be
+ * named (tl_allocator_builtin), which is how Python reroutes a kind. */
 
 #define NINDEX (TL_MAX_DEVICE_INDEX + 1)
 
@@ -39,6 +41,8 @@ static void defaults_init(void)
         atomic_store(&cpu[TL_MEMKIND_KVCACHE], caching);
     }
     atomic_store(&cpu[TL_MEMKIND_HOST_PAGEABLE], tl_cpu_aligned_allocator());
+    atomic_store(&cpu[TL_MEMKIND_HOST_PINNED], tl_cpu_pinned_allocator());
+    atomic_store(&cpu[TL_MEMKIND_WORKSPACE], tl_workspace_allocator());
     atomic_store_explicit(&defaults_in, true, memory_order_release);
 }
 
@@ -229,4 +233,47 @@ void tl_registry_reset_peak(tl_device dev)
             all[i]->reset_peak(all[i]->ctx);
         }
     }
+}
+
+/* ---- the built-ins by name ------------------------------------------------ */
+
+static const char *const builtin_names[] = {
+    "cpu_caching",
+    "cpu_aligned",
+    "cpu_pinned",
+    "workspace_arena",
+};
+#define NBUILTIN ((int)(sizeof(builtin_names) / sizeof(builtin_names[0])))
+
+const tl_allocator *tl_allocator_builtin(const char *name)
+{
+    if (name == NULL) {
+        tl_error(TL_ERR_VALUE, "allocator name is NULL");
+        return NULL;
+    }
+    if (strcmp(name, "cpu_caching") == 0) {
+        return tl_cpu_caching_allocator();
+    }
+    if (strcmp(name, "cpu_aligned") == 0) {
+        return tl_cpu_aligned_allocator();
+    }
+    if (strcmp(name, "cpu_pinned") == 0) {
+        return tl_cpu_pinned_allocator();
+    }
+    if (strcmp(name, "workspace_arena") == 0) {
+        return tl_workspace_allocator();
+    }
+    tl_error(TL_ERR_VALUE,
+             "unknown allocator '%.64s': the built-ins are 'cpu_caching', "
+             "'cpu_aligned', 'cpu_pinned' and 'workspace_arena' (register "
+             "others from C with tl_registry_set)", name);
+    return NULL;
+}
+
+int tl_allocator_builtin_names(const char **names, int cap)
+{
+    for (int i = 0; i < NBUILTIN && i < cap; i++) {
+        names[i] = builtin_names[i];
+    }
+    return NBUILTIN;
 }

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "device_impl.h"
 #include "shape.h"
 #include "tensor_impl.h"
 #include "tensorlib/index.h"
@@ -131,6 +132,14 @@ tl_tensor_impl *tl_index_gather(tl_tensor_impl *src, int nadv,
     int64_t shape[TL_MAX_DIMS];
     int rn;
     tl_tensor_impl *out = NULL;
+    if (tl_device_cpu_only(src, "advanced indexing") < 0) {
+        return NULL;
+    }
+    for (int k = 0; k < nadv; k++) {
+        if (tl_device_cpu_only(idx[k], "advanced indexing") < 0) {
+            return NULL;
+        }
+    }
     tl_tensor_impl *offs = adv_offsets(src, nadv, adv_dims, idx, &rn, rsizes,
                                        rstrides);
     if (!offs) {
@@ -180,6 +189,15 @@ int tl_index_scatter_(tl_tensor_impl *dst, int nadv, const int *adv_dims,
 {
     int64_t rsizes[TL_MAX_DIMS], rstrides[TL_MAX_DIMS];
     int rn;
+    if (tl_device_cpu_only(dst, "advanced index assignment") < 0 ||
+        tl_device_cpu_only(values, "advanced index assignment") < 0) {
+        return tl_error_kind();
+    }
+    for (int k = 0; k < nadv; k++) {
+        if (tl_device_cpu_only(idx[k], "advanced index assignment") < 0) {
+            return tl_error_kind();
+        }
+    }
     if (tl_tensor_check_writable(dst) < 0) {
         return TL_ERR_READONLY;
     }
@@ -272,6 +290,9 @@ static bool elem_nonzero(int dtype, const char *p)
 
 tl_tensor_impl *tl_index_nonzero(tl_tensor_impl *t)
 {
+    if (tl_device_cpu_only(t, "nonzero") < 0) {
+        return NULL;
+    }
     const int64_t isz = tl_itemsize(t->dtype);
     const char *p = tl_impl_data(t);
     int64_t bytes[TL_MAX_DIMS];

@@ -1,15 +1,18 @@
 /* csrc/core/memory_overlap.c — whether two strided tensors share memory:
  * the cheap extent test (may_share_memory) and the exact one
  * (shares_memory), a bounded linear Diophantine search. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "tensor_impl.h"
 
-/* Byte extent [lo, hi) of t's elements, relative to its block. */
+/* Byte extent [lo, hi) of t's elements, as absolute addresses: two
+ * storages over different blocks may still hold the same bytes (two
+ * imports of one NumPy array, a DLPack capsule of a view, ...). */
 static void extent(const tl_tensor_impl *t, int64_t *lo, int64_t *hi)
 {
     const int64_t isz = tl_itemsize(t->dtype);
-    int64_t a = t->storage->offset + t->storage_offset * isz, b = a;
+    int64_t a = (int64_t)(intptr_t)tl_impl_data(t), b = a;
     for (int d = 0; d < t->ndim; d++) {
         int64_t span = t->strides[d] * (t->sizes[d] - 1) * isz;
         if (span < 0) {
@@ -25,8 +28,7 @@ static void extent(const tl_tensor_impl *t, int64_t *lo, int64_t *hi)
 bool tl_may_share_memory(const tl_tensor_impl *a, const tl_tensor_impl *b)
 {
     if (a->numel == 0 || b->numel == 0 ||
-        a->storage->block->ptr != b->storage->block->ptr ||
-        a->storage->block->nbytes == 0) {
+        !tl_device_eq(a->device, b->device)) {
         return false;
     }
     int64_t alo, ahi, blo, bhi;
@@ -100,6 +102,13 @@ int tl_shares_memory(const tl_tensor_impl *a, const tl_tensor_impl *b,
     int64_t alo, ahi, blo, bhi;
     extent(a, &alo, &ahi);
     extent(b, &blo, &bhi);
+    /* The lowest and the highest elements are elements of each tensor: if
+     * those of a and b meet, they overlap without any search (x and x,
+     * x and x.flip(0), a tensor and its expand, ...). */
+    if ((alo < blo + isb && blo < alo + isa) ||
+        (ahi - isa < bhi && bhi - isb < ahi)) {
+        return 1;
+    }
     /* Terms: (coefficient, bound) pairs, sorted together. */
     int64_t terms[2 * TL_MAX_DIMS + 1][2];
     int n = 0;

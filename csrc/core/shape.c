@@ -77,17 +77,24 @@ int tl_safe_numel_bytes(int ndim, const int64_t *sizes, int64_t itemsize,
     return 0;
 }
 
-static void strides_in_order(int ndim, const int64_t *sizes,
+/* The dense strides of a channels-last layout; order lists dims from
+ * fastest to slowest.  As c10's get_channels_last_strides_{2d,3d}, the
+ * running product uses the sizes as they are, so a size-0 dim gives the
+ * dims after it stride 0 (unlike row-major strides, which count a size 0
+ * as 1): (2, 0, 4, 5) is (0, 1, 0, 0), and is channels-last contiguous.
+ * Returns: false, or true when a stride overflowed int64 (the strides are
+ * then wrapped, never undefined). */
+static bool strides_in_order(int ndim, const int64_t *sizes,
                              const int *order, int64_t *strides)
 {
-    /* order lists dims from fastest to slowest. */
     int64_t expected = 1;
+    bool overflow = false;
     for (int i = 0; i < ndim; i++) {
         int d = order[i];
         strides[d] = expected;
-        /* Size-0 or size-1 dims do not scale later strides past 1. */
-        expected *= sizes[d] > 1 ? sizes[d] : 1;
+        overflow |= tl_mul_overflow_i64(expected, sizes[d], &expected);
     }
+    return overflow;
 }
 
 static const int cl2d_order[4] = {1, 3, 2, 0};
@@ -96,8 +103,11 @@ static const int cl3d_order[5] = {1, 4, 3, 2, 0};
 int tl_dense_strides(int ndim, const int64_t *sizes, tl_memory_format fmt,
                      int64_t *strides)
 {
-    /* Callers have validated sizes with tl_safe_numel_bytes, so the
-     * products below cannot overflow. */
+    /* Sizes are validated (tl_safe_numel_bytes), but a size-0 dim makes
+     * numel 0 however large the others are, so the strides may still
+     * overflow: (0, 2**62, 4) is an error here, as in c10 ("Stride
+     * calculation overflowed"). */
+    bool overflow = false;
     switch (fmt) {
     case TL_FORMAT_CHANNELS_LAST:
         if (ndim != 4) {
@@ -105,46 +115,58 @@ int tl_dense_strides(int ndim, const int64_t *sizes, tl_memory_format fmt,
                             "channels_last needs a 4-D shape, got %d-D %s",
                             ndim, tl_fmt_list(0, ndim, sizes));
         }
-        strides_in_order(4, sizes, cl2d_order, strides);
-        return 0;
+        overflow = strides_in_order(4, sizes, cl2d_order, strides);
+        break;
     case TL_FORMAT_CHANNELS_LAST_3D:
         if (ndim != 5) {
             return tl_error(TL_ERR_SHAPE,
                             "channels_last_3d needs a 5-D shape, got %d-D %s",
                             ndim, tl_fmt_list(0, ndim, sizes));
         }
-        strides_in_order(5, sizes, cl3d_order, strides);
-        return 0;
+        overflow = strides_in_order(5, sizes, cl3d_order, strides);
+        break;
     default: {
         int64_t expected = 1;
         for (int d = ndim - 1; d >= 0; d--) {
             strides[d] = expected;
-            expected *= sizes[d] > 1 ? sizes[d] : 1;
+            overflow |= tl_mul_overflow_i64(
+                expected, sizes[d] > 1 ? sizes[d] : 1, &expected);
         }
-        return 0;
+        break;
     }
     }
+    if (overflow) {
+        return tl_error(TL_ERR_OVERFLOW,
+                        "shape %s: the stride calculation overflows int64",
+                        tl_fmt_list(0, ndim, sizes));
+    }
+    return 0;
 }
 
 /* The contiguity walk of c10 over dims in the given order (fastest first):
  * size-1 dims are skipped, every other stride must equal the running
- * product.  An empty tensor is contiguous. */
+ * product.  As in c10, only the row-major walk calls an empty tensor
+ * contiguous whatever its strides (empty_is_contiguous); the channels-last
+ * walks have no such shortcut (_compute_channels_last_contiguous_2d/3d), so
+ * a size-0 dim there zeroes the product that later strides must match. */
 static bool walk_contiguous(const int64_t *sizes, const int64_t *strides,
-                            const int *order, int n, int64_t numel)
+                            const int *order, int n, int64_t numel,
+                            bool empty_is_contiguous)
 {
-    if (numel == 0) {
+    if (numel == 0 && empty_is_contiguous) {
         return true;
     }
     int64_t expected = 1;
+    bool overflow = false;
     for (int i = 0; i < n; i++) {
         int d = order[i];
         if (sizes[d] == 1) {
             continue;
         }
-        if (strides[d] != expected) {
-            return false;
+        if (overflow || strides[d] != expected) {
+            return false; /* no stride equals an overflowed product */
         }
-        expected *= sizes[d];
+        overflow = tl_mul_overflow_i64(expected, sizes[d], &expected);
     }
     return true;
 }
@@ -170,8 +192,8 @@ static bool strides_like(const int64_t *sizes, const int64_t *strides,
             return false;
         }
         min = strides[d];
-        if (sizes[d] > 1) {
-            min *= sizes[d];
+        if (sizes[d] > 1 && tl_mul_overflow_i64(min, sizes[d], &min)) {
+            min = INT64_MAX; /* no later stride reaches it */
         }
     }
     return true;
@@ -222,21 +244,21 @@ void tl_impl_refresh_flags(tl_tensor_impl *t)
     for (int i = 0; i < n; i++) {
         order[i] = n - 1 - i;
     }
-    bool contig = walk_contiguous(sz, st, order, n, t->numel);
+    bool contig = walk_contiguous(sz, st, order, n, t->numel, true);
     if (contig) {
         f |= TL_FLAG_CONTIGUOUS | TL_FLAG_NON_OVERLAPPING_AND_DENSE;
     } else if (non_overlapping_and_dense(n, sz, st)) {
         f |= TL_FLAG_NON_OVERLAPPING_AND_DENSE;
     }
     if (n == 4) {
-        if (walk_contiguous(sz, st, cl2d_order, 4, t->numel)) {
+        if (walk_contiguous(sz, st, cl2d_order, 4, t->numel, false)) {
             f |= TL_FLAG_CHANNELS_LAST_CONTIGUOUS;
         }
         if (strides_like(sz, st, cl2d_order, 4)) {
             f |= TL_FLAG_CHANNELS_LAST;
         }
     } else if (n == 5) {
-        if (walk_contiguous(sz, st, cl3d_order, 5, t->numel)) {
+        if (walk_contiguous(sz, st, cl3d_order, 5, t->numel, false)) {
             f |= TL_FLAG_CHANNELS_LAST_3D_CONTIGUOUS;
         }
         if (strides_like(sz, st, cl3d_order, 5)) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_impl.h"
 #include "shape.h"
 #include "tensor_impl.h"
 
@@ -96,6 +97,7 @@ int64_t tl_storage_nbytes(const tl_storage *s) { return s->nbytes; }
 
 void *tl_storage_data(const tl_storage *s)
 {
+    tl_block_sync(s->block); /* Note [Pending host reads] in block.c */
     return (char *)s->block->ptr + s->offset;
 }
 
@@ -114,10 +116,17 @@ int64_t tl_storage_export_count(const tl_storage *s)
 void tl_storage_export_begin(tl_storage *s)
 {
     atomic_fetch_add_explicit(&s->exports, 1, memory_order_acq_rel);
+    if (s->block->chunk) {
+        /* An exported workspace chunk outlives resets (arena.c). */
+        tl_arena_chunk_hold(s->block->chunk);
+    }
 }
 
 void tl_storage_export_end(tl_storage *s)
 {
+    if (s->block->chunk) {
+        tl_arena_chunk_unhold(s->block->chunk);
+    }
     atomic_fetch_sub_explicit(&s->exports, 1, memory_order_acq_rel);
 }
 
@@ -220,7 +229,9 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
     t->dtype = (int16_t)dt;
     t->memory_format = TL_FORMAT_CONTIGUOUS;
     t->device = s->block->device;
-    t->flags = TL_FLAG_ALLOW_METADATA_CHANGE;
+    /* A workspace tensor's layout is owned by its arena (Note [Arena
+     * generations] in csrc/alloc/arena.c): resize_/set_ are refused. */
+    t->flags = s->block->chunk ? 0 : TL_FLAG_ALLOW_METADATA_CHANGE;
     atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
     t->version = version;
     if (base) {
@@ -466,6 +477,23 @@ int tl_tensor_check_writable(const tl_tensor_impl *t)
                         ? "read-only" : "a read-only view of writable");
 }
 
+int tl_tensor_check_live(const tl_tensor_impl *t)
+{
+    const tl_block *b = t->storage->block;
+    if (TL_LIKELY(!b->chunk)) {
+        return 0;
+    }
+    return tl_arena_block_check_live(b, "tensor");
+}
+
+int tl_storage_check_live(const tl_storage *s)
+{
+    if (TL_LIKELY(!s->block->chunk)) {
+        return 0;
+    }
+    return tl_arena_block_check_live(s->block, "storage");
+}
+
 uint64_t tl_tensor_version(const tl_tensor_impl *t)
 {
     return atomic_load_explicit(&t->version->value, memory_order_relaxed);
@@ -495,6 +523,9 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
     }
     if (nbytes == s->nbytes) {
         return 0;
+    }
+    if (tl_storage_check_live(s) < 0) { /* its bytes may be recycled */
+        return tl_error_kind();
     }
     const int64_t capacity = (int64_t)s->block->nbytes - s->offset;
     bool exported = atomic_load(&s->exports) > 0;
@@ -533,6 +564,11 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
     if (s->block->device.type == TL_DEVICE_CPU && s->nbytes > 0) {
         memcpy(nb->ptr, (char *)s->block->ptr + s->offset,
                (size_t)s->nbytes);
+    } else if (s->nbytes > 0 &&
+               tl_device_copy_blocks(nb, 0, s->block, (size_t)s->offset,
+                                     (size_t)s->nbytes) < 0) {
+        tl_block_decref(nb);
+        return tl_error_kind();
     }
     tl_block *old = s->block;
     s->block = nb;
@@ -562,6 +598,12 @@ int tl_tensor_resize_(tl_tensor_impl *t, int ndim, const int64_t *sizes)
         tl_safe_numel_bytes(ndim, sizes, isz, NULL, &nbytes) < 0) {
         return tl_error_kind();
     }
+    if (ndim == t->ndim &&
+        memcmp(sizes, t->sizes, (size_t)ndim * sizeof(int64_t)) == 0) {
+        /* As PyTorch: the same sizes leave the tensor as it is, strides
+         * included (a transposed tensor stays transposed). */
+        return 0;
+    }
     tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, strides);
     if (tl_mul_overflow_i64(t->storage_offset, isz, &need) ||
         tl_add_overflow_i64(need, nbytes, &need)) {
@@ -575,6 +617,7 @@ int tl_tensor_resize_(tl_tensor_impl *t, int ndim, const int64_t *sizes)
         return TL_ERR_MEMORY;
     }
     t->memory_format = TL_FORMAT_CONTIGUOUS;
+    tl_tensor_bump_version(t); /* an in-place op, as in PyTorch */
     return 0;
 }
 
@@ -605,5 +648,6 @@ int tl_tensor_set_(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
         return TL_ERR_MEMORY;
     }
     tl_storage_decref(old);
+    tl_tensor_bump_version(t); /* an in-place op, as in PyTorch */
     return 0;
 }

@@ -56,9 +56,13 @@ struct tl_tensor_impl {
     int64_t inline_strides[TL_INLINE_DIMS];
 };
 
+/* The address of t's element 0.  Waits first when a non-blocking device
+ * copy is still writing into the block (Note [Pending host reads] in
+ * csrc/alloc/block.c): one load otherwise. */
 static inline char *tl_impl_data(const tl_tensor_impl *t)
 {
     const tl_storage *s = t->storage;
+    tl_block_sync(s->block);
     return (char *)s->block->ptr + s->offset +
            t->storage_offset * tl_itemsize(t->dtype);
 }

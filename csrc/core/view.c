@@ -76,6 +76,13 @@ int tl_view_strides(int ndim, const int64_t *sizes, const int64_t *strides,
     for (int d = 0; d < ndim; d++) {
         numel *= sizes[d];
     }
+    if (numel == 0 && ndim == new_ndim &&
+        memcmp(sizes, new_sizes, (size_t)ndim * sizeof(int64_t)) == 0) {
+        /* PyTorch keeps the strides of an empty tensor viewed as its own
+         * shape. */
+        memcpy(out, strides, (size_t)ndim * sizeof(int64_t));
+        return 1;
+    }
     if (numel == 0 || ndim == 0) {
         tl_dense_strides(new_ndim, new_sizes, TL_FORMAT_CONTIGUOUS, out);
         return 1;
@@ -258,7 +265,14 @@ tl_tensor_impl *tl_view_unsqueeze(tl_tensor_impl *t, int dim)
             sizes[d] = 1;
             /* The stride of a size-1 dim is free; PyTorch's choice keeps
              * contiguity: size * stride of the next dim. */
-            strides[d] = dim < t->ndim ? t->sizes[dim] * t->strides[dim] : 1;
+            strides[d] = 1;
+            if (dim < t->ndim &&
+                tl_mul_overflow_i64(t->sizes[dim], t->strides[dim],
+                                    &strides[d])) {
+                /* Only possible for an empty tensor; any stride will do
+                 * for a size-1 dim. */
+                strides[d] = t->strides[dim];
+            }
         } else {
             sizes[d] = t->sizes[k];
             strides[d] = t->strides[k];
@@ -341,18 +355,17 @@ tl_tensor_impl *tl_view_slice(tl_tensor_impl *t, int dim, int64_t start,
             return NULL;
         }
     }
-    if (tl_mul_overflow_i64(t->strides[dim], step, &strides[dim])) {
+    /* The stride of a dim of size <= 1 is never used to address anything:
+     * keep the original there (x[::2**62] of a short x is fine); only a
+     * stride that is used must not overflow. */
+    if (length > 1 &&
+        tl_mul_overflow_i64(t->strides[dim], step, &strides[dim])) {
         tl_error(TL_ERR_OVERFLOW,
                  "slice: stride %" PRId64 " times step %" PRId64
                  " overflows int64", t->strides[dim], step);
         return NULL;
     }
     sizes[dim] = length;
-    if (length <= 1) {
-        /* The stride of a dim of size <= 1 is never used to address
-         * anything; keep the original to avoid huge meaningless values. */
-        strides[dim] = t->strides[dim];
-    }
     return tl_impl_view(t, t->ndim, sizes, strides, off);
 }
 
@@ -477,8 +490,15 @@ tl_tensor_impl *tl_view_flip(tl_tensor_impl *t, uint64_t mask)
         if (!((mask >> d) & 1u) || t->sizes[d] <= 1) {
             continue;
         }
+        if (t->strides[d] == INT64_MIN) {
+            /* Only an empty tensor can have it; -INT64_MIN overflows. */
+            tl_error(TL_ERR_OVERFLOW, "flip: stride %" PRId64 " of dim %d "
+                     "cannot be negated", t->strides[d], d);
+            return NULL;
+        }
         if (!empty) {
-            /* Element 0 becomes the old last element along d. */
+            /* Element 0 becomes the old last element along d (in bounds,
+             * so no overflow). */
             off += (t->sizes[d] - 1) * t->strides[d];
         }
         strides[d] = -t->strides[d];

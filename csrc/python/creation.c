@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "tensorlib/device_table.h"
 #include "tensorlib/ops.h"
 
 /* Options shared by the creation functions. */
@@ -26,12 +27,51 @@ static int parse_opts(tl_mstate *st, PyObject *dtype, PyObject *device,
         tl_py_parse_memkind(st, kind, &o->kind) < 0) {
         return -1;
     }
+    /* A device that cannot hold tensors fails before anything is
+     * allocated: "tensorlib was built without CUDA", "no CUDA device is
+     * available". */
+    if (tl_device_require(o->device) < 0) {
+        return tl_py_raise_int(st);
+    }
     return 0;
 }
 
-/* Fills t (contiguous, fresh) with the element bytes in `elem`. */
-static void fill_bytes(tl_tensor_impl *t, const void *elem)
+/* Fills a device tensor with elem: a copy_ from a 0-dim CPU tensor, which
+ * the device's copy kernel takes as a number.  Returns 0 / -1. */
+static int fill_device(tl_mstate *st, tl_tensor_impl *t, const void *elem)
 {
+    tl_tensor_impl *s = tl_tensor_empty(0, NULL, (tl_dtype)t->dtype,
+                                        tl_device_cpu(), TL_MEMKIND_DEFAULT);
+    int rc;
+    if (!s) {
+        return tl_py_raise_int(st);
+    }
+    memcpy(tl_impl_data(s), elem, (size_t)tl_itemsize(t->dtype));
+    rc = tl_op_copy_(t, s);
+    tl_tensor_decref(s);
+    return rc < 0 ? tl_py_raise_int(st) : 0;
+}
+
+/* A tensor made on the CPU, moved to dev (creation functions that write
+ * elements one by one build on the host).  Steals: t.
+ * Returns: new reference to the Python tensor, or NULL. */
+static PyObject *wrap_on(tl_mstate *st, tl_tensor_impl *t, tl_device dev)
+{
+    if (dev.type == TL_DEVICE_CPU) {
+        return tl_py_wrap(st, t);
+    }
+    tl_tensor_impl *r = tl_op_to_device(t, dev, -1, false, false);
+    tl_tensor_decref(t);
+    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+}
+
+/* Fills t (contiguous, fresh) with the element bytes in `elem`.
+ * Returns 0 / -1 (only for a device tensor). */
+static int fill_bytes(tl_mstate *st, tl_tensor_impl *t, const void *elem)
+{
+    if (t->device.type != TL_DEVICE_CPU) {
+        return fill_device(st, t, elem);
+    }
     const int64_t isz = tl_itemsize(t->dtype);
     const int64_t total = t->numel * isz;
     char *p = tl_impl_data(t);
@@ -40,11 +80,11 @@ static void fill_bytes(tl_tensor_impl *t, const void *elem)
         zero &= ((const char *)elem)[i] == 0;
     }
     if (total == 0) {
-        return;
+        return 0;
     }
     if (zero) {
         memset(p, 0, (size_t)total);
-        return;
+        return 0;
     }
     memcpy(p, elem, (size_t)isz);
     /* Doubling copies: log2(numel) memcpy calls. */
@@ -54,6 +94,7 @@ static void fill_bytes(tl_tensor_impl *t, const void *elem)
         memcpy(p + done, p, (size_t)n);
         done += n;
     }
+    return 0;
 }
 
 /* Allocates a tensor of the given shape and options.
@@ -112,7 +153,10 @@ static PyObject *create_filled(PyObject *m, PyObject *const *args,
             return NULL;
         }
         Py_DECREF(v);
-        fill_bytes(t, elem);
+        if (fill_bytes(st, t, elem) < 0) {
+            tl_tensor_decref(t);
+            return NULL;
+        }
     }
     return tl_py_wrap(st, t);
 }
@@ -176,7 +220,10 @@ static PyObject *py_full(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
     if (!t) {
         return NULL;
     }
-    fill_bytes(t, elem);
+    if (fill_bytes(st, t, elem) < 0) {
+        tl_tensor_decref(t);
+        return NULL;
+    }
     return tl_py_wrap(st, t);
 }
 
@@ -307,6 +354,11 @@ static PyObject *py_arange(PyObject *m, PyObject *const *args,
         }
         n = cnt < 0 ? 0 : (int64_t)cnt;
     }
+    const tl_device target = o.device; /* built on the host, then moved */
+    if (target.type != TL_DEVICE_CPU) {
+        o.device = tl_device_cpu();
+        o.kind = TL_MEMKIND_DEFAULT;
+    }
     tl_tensor_impl *t = alloc_tensor(st, 1, &n, &o);
     if (!t) {
         return NULL;
@@ -334,7 +386,7 @@ static PyObject *py_arange(PyObject *m, PyObject *const *args,
         }
         memcpy(p + i * isz, elem, (size_t)isz);
     }
-    return tl_py_wrap(st, t);
+    return wrap_on(st, t, target);
 }
 
 /* ---- tensor(data) -------------------------------------------------------- */
@@ -574,6 +626,10 @@ static int fill_rec(tl_mstate *st, PyObject *o, int depth, int ndim,
     return 0;
 }
 
+/* numpy_bridge.c: ndarray o itself when from_numpy can view it, else a
+ * native-byte-order C-contiguous copy.  Returns: new reference, or NULL. */
+PyObject *tl_py_numpy_native_layout(PyObject *o);
+
 /* Copies src into a new contiguous tensor of dtype dt.
  * Returns: new reference, or NULL with an exception. */
 static tl_tensor_impl *copy_to_new(tl_mstate *st, tl_tensor_impl *src,
@@ -592,6 +648,9 @@ static tl_tensor_impl *copy_to_new(tl_mstate *st, tl_tensor_impl *src,
 PyObject *tl_py_tensor_from_data(tl_mstate *st, PyObject *data, int dtype,
                                  tl_device dev)
 {
+    if (tl_device_require(dev) < 0) {
+        return tl_py_raise(st);
+    }
     if (tl_py_is_tensor(st, data)) {
         tl_tensor_impl *src = tl_py_impl(data);
         tl_tensor_impl *t = copy_to_new(
@@ -600,7 +659,15 @@ PyObject *tl_py_tensor_from_data(tl_mstate *st, PyObject *data, int dtype,
         return t ? tl_py_wrap(st, t) : NULL;
     }
     if (tl_py_is_ndarray(data)) {
-        PyObject *view = tl_py_from_numpy(st, data);
+        /* tensor() copies, so a layout that from_numpy refuses (another
+         * byte order, strides that are not a multiple of the itemsize) is
+         * first copied by NumPy into a native C-contiguous array. */
+        PyObject *arr = tl_py_numpy_native_layout(data);
+        if (!arr) {
+            return NULL;
+        }
+        PyObject *view = tl_py_from_numpy(st, arr);
+        Py_DECREF(arr);
         if (!view) {
             return NULL;
         }
@@ -640,7 +707,8 @@ PyObject *tl_py_tensor_from_data(tl_mstate *st, PyObject *data, int dtype,
     } else {
         dt = s.inferred;
     }
-    tl_tensor_impl *t = tl_tensor_empty(s.ndim, s.sizes, dt, dev,
+    /* Elements are written on the host, then moved to dev. */
+    tl_tensor_impl *t = tl_tensor_empty(s.ndim, s.sizes, dt, tl_device_cpu(),
                                         TL_MEMKIND_DEFAULT);
     if (!t) {
         return tl_py_raise(st);
@@ -651,17 +719,19 @@ PyObject *tl_py_tensor_from_data(tl_mstate *st, PyObject *data, int dtype,
         tl_tensor_decref(t);
         return NULL;
     }
-    return tl_py_wrap(st, t);
+    return wrap_on(st, t, dev);
 }
 
 static PyObject *py_tensor(PyObject *m, PyObject *const *args,
                            Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"data", "dtype", "device", NULL};
+    static const char *const names[] = {"data", "dtype", "device",
+                                        "memory_kind", NULL};
     tl_mstate *st = tl_state_of_module(m);
-    PyObject *a[3];
+    PyObject *a[4];
     tl_dtype dt = TL_DTYPE_FLOAT32;
     tl_device dev = tl_device_cpu();
+    tl_memkind kind = TL_MEMKIND_DEFAULT;
     if (tl_py_parse_args(args, nargs, kwnames, names, 1, a, "tensor") < 0) {
         return NULL;
     }
@@ -670,11 +740,29 @@ static PyObject *py_tensor(PyObject *m, PyObject *const *args,
         return NULL;
     }
     if (tl_py_parse_dtype(st, a[1], &dt) < 0 ||
-        tl_py_parse_device(st, a[2], &dev) < 0) {
+        tl_py_parse_device(st, a[2], &dev) < 0 ||
+        tl_py_parse_memkind(st, a[3], &kind) < 0) {
         return NULL;
     }
-    return tl_py_tensor_from_data(st, a[0], a[1] && a[1] != Py_None
-                                                ? (int)dt : -1, dev);
+    if (kind != TL_MEMKIND_DEFAULT && !tl_registry_get(dev, kind)) {
+        return tl_py_raise(st); /* before any work: bad (device, kind) */
+    }
+    PyObject *r = tl_py_tensor_from_data(st, a[0], a[1] && a[1] != Py_None
+                                                       ? (int)dt : -1, dev);
+    if (!r || kind == TL_MEMKIND_DEFAULT) {
+        return r;
+    }
+    /* memory_kind= (memory.c's issue): the data moves into that kind. */
+    tl_tensor_impl *src = tl_py_impl(r);
+    tl_tensor_impl *t = tl_tensor_empty(src->ndim, src->sizes,
+                                        (tl_dtype)src->dtype, dev, kind);
+    if (!t || tl_op_copy_(t, src) < 0) {
+        Py_DECREF(r);
+        tl_tensor_decref(t);
+        return tl_py_raise(st);
+    }
+    Py_DECREF(r);
+    return tl_py_wrap(st, t);
 }
 
 /* ---- *_like --------------------------------------------------------------- */
@@ -756,8 +844,9 @@ static PyObject *create_like(PyObject *m, PyObject *const *args,
             return NULL;
         }
     }
-    if (mode >= 0) {
-        fill_bytes(t, elem);
+    if (mode >= 0 && fill_bytes(st, t, elem) < 0) {
+        tl_tensor_decref(t);
+        return NULL;
     }
     return tl_py_wrap(st, t);
 }
@@ -806,7 +895,8 @@ PyMethodDef tl_creation_methods[] = {
      "arange(start, end=None, step=None, dtype=None, device=None, "
      "memory_kind=None)\n--\n\n"},
     {"tensor", CF(py_tensor), FASTKW,
-     "tensor(data, dtype=None, device=None)\n--\n\nA new tensor copied "
+     "tensor(data, dtype=None, device=None, memory_kind=None)\n--\n\nA "
+     "new tensor copied "
      "from nested sequences, scalars, tensors or NumPy arrays."},
     {"empty_like", CF(py_empty_like), FASTKW,
      "empty_like(input, dtype=None, device=None, memory_format=None, "

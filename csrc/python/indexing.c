@@ -15,7 +15,8 @@ enum { K_INT, K_SLICE, K_NONE, K_ELLIPSIS, K_ADV, K_MASK, K_TRUE, K_FALSE };
 typedef struct {
     int kind;
     int64_t i;          /* K_INT */
-    PyObject *obj;      /* K_SLICE: the slice (borrowed) */
+    PyObject *obj;      /* K_SLICE: the slice; K_INT: the int when it does
+                           not fit int64 (i is then clamped); borrowed */
     tl_tensor_impl *t;  /* K_ADV / K_MASK: owned index tensor */
 } key_item;
 
@@ -49,12 +50,39 @@ static int index_tensor(tl_mstate *st, PyObject *o, tl_tensor_impl **out)
         if (!t) {
             return -1;
         }
+        if (!tl_py_is_ndarray(o) && tl_py_impl(t)->numel == 0 &&
+            tl_py_impl(t)->dtype != TL_DTYPE_BOOL) {
+            /* An empty list has no element to infer from: it indexes
+             * nothing, as an empty int64 index (NumPy's and PyTorch's
+             * a[[]]). */
+            Py_DECREF(t);
+            t = tl_py_tensor_from_data(st, o, TL_DTYPE_INT64,
+                                       tl_device_cpu());
+            if (!t) {
+                return -1;
+            }
+        }
     }
     tl_tensor_impl *impl = tl_py_impl(t);
+    if (tl_tensor_check_live(impl) < 0) { /* a reset workspace's tensor */
+        Py_DECREF(t);
+        return tl_py_raise_int(st);
+    }
     tl_tensor_incref(impl);
     Py_DECREF(t);
     *out = impl;
     return 0;
+}
+
+/* True for a NumPy bool scalar (np.True_), which indexes as a bool. */
+static bool is_numpy_bool(PyObject *o)
+{
+    tl_dtype dt;
+    if (tl_py_numpy_scalar_dtype(o, &dt) <= 0) {
+        PyErr_Clear();
+        return false;
+    }
+    return dt == TL_DTYPE_BOOL;
 }
 
 /* Classifies every item of key.  Returns 0 / -1 (IndexError, TypeError). */
@@ -64,6 +92,9 @@ static int parse_key(tl_mstate *st, tl_tensor_impl *self, PyObject *key,
     PyObject *const *items = &key;
     Py_ssize_t n = 1;
     k->n = 0;
+    if (tl_tensor_check_live(self) < 0) { /* a reset workspace's tensor */
+        return tl_py_raise_int(st);
+    }
     if (PyTuple_Check(key)) {
         items = &PyTuple_GET_ITEM(key, 0);
         n = PyTuple_GET_SIZE(key);
@@ -85,14 +116,33 @@ static int parse_key(tl_mstate *st, tl_tensor_impl *self, PyObject *key,
         } else if (PySlice_Check(o)) {
             it->kind = K_SLICE;
             it->obj = o;
-        } else if (PyBool_Check(o)) {
-            it->kind = o == Py_True ? K_TRUE : K_FALSE;
+        } else if (PyBool_Check(o) || is_numpy_bool(o)) {
+            int truth = PyObject_IsTrue(o);
+            if (truth < 0) {
+                goto fail;
+            }
+            it->kind = truth ? K_TRUE : K_FALSE;
+            any_adv = true; /* a 0-d boolean index is advanced (NumPy) */
         } else if (PyLong_Check(o) ||
                    (!tl_py_is_tensor(st, o) && !tl_py_is_ndarray(o) &&
                     !PySequence_Check(o) && PyIndex_Check(o))) {
             it->kind = K_INT;
             if (tl_py_int64(o, &it->i, "index") < 0) {
-                goto fail;
+                /* An int beyond int64 is out of bounds for every dim: an
+                 * IndexError (as NumPy), named when its dim is known. */
+                PyObject *big = PyErr_ExceptionMatches(PyExc_OverflowError)
+                                    ? PyNumber_Index(o) : NULL;
+                if (!big) {
+                    goto fail;
+                }
+                PyErr_Clear();
+                int neg = PyObject_RichCompareBool(big, Py_False, Py_LT);
+                Py_DECREF(big);
+                if (neg < 0) {
+                    goto fail;
+                }
+                it->i = neg ? INT64_MIN : INT64_MAX;
+                it->obj = o;
             }
         } else if (tl_py_is_tensor(st, o) || tl_py_is_ndarray(o) ||
                    PyList_Check(o) || PyTuple_Check(o)) {
@@ -109,6 +159,12 @@ static int parse_key(tl_mstate *st, tl_tensor_impl *self, PyObject *key,
                     PyObject *v = tl_py_load_scalar((tl_dtype)dt,
                                                     tl_impl_data(it->t));
                     int r = v ? tl_py_int64(v, &it->i, "index") : -1;
+                    if (r < 0 && v &&
+                        PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                        PyErr_Clear();
+                        PyErr_Format(PyExc_IndexError, "index %R is out of "
+                                     "bounds (it does not fit in int64)", v);
+                    }
                     Py_XDECREF(v);
                     tl_tensor_decref(it->t);
                     it->t = NULL;
@@ -144,6 +200,11 @@ static int parse_key(tl_mstate *st, tl_tensor_impl *self, PyObject *key,
             key_item *it = &k->items[j];
             if (it->kind != K_INT) {
                 continue;
+            }
+            if (it->obj) {
+                PyErr_Format(PyExc_IndexError, "index %R is out of bounds "
+                             "(it does not fit in int64)", it->obj);
+                goto fail;
             }
             tl_tensor_impl *t = tl_tensor_empty(0, NULL, TL_DTYPE_INT64,
                                                 tl_device_cpu(),
@@ -181,6 +242,30 @@ static void applied_clear(applied_key *a)
         tl_tensor_decref(a->idx[i]);
     }
     a->nadv = 0;
+}
+
+/* Records the advanced index of a 0-d boolean key at view dim d (a unit
+ * dim the caller inserts there): int64 [0] for true, an empty one for
+ * false.  Returns 0 / -1. */
+static int add_scalar_mask(tl_mstate *st, applied_key *a, int d, bool value)
+{
+    int64_t n = value ? 1 : 0;
+    if (a->nadv >= TL_MAX_DIMS) {
+        PyErr_SetString(PyExc_IndexError, "too many indices");
+        return -1;
+    }
+    tl_tensor_impl *ix = tl_tensor_empty(1, &n, TL_DTYPE_INT64,
+                                         tl_device_cpu(), TL_MEMKIND_DEFAULT);
+    if (!ix) {
+        tl_py_raise(st);
+        return -1;
+    }
+    if (value) {
+        memset(tl_impl_data(ix), 0, sizeof(int64_t));
+    }
+    a->dims[a->nadv] = d;
+    a->idx[a->nadv++] = ix;
+    return 0;
 }
 
 /* Applies the basic items of k to self and collects the advanced ones.
@@ -231,6 +316,12 @@ static int apply_key(tl_mstate *st, tl_tensor_impl *self, parsed_key *k,
         switch (it->kind) {
         case K_INT: {
             int64_t size = v->sizes[d];
+            if (it->obj) {
+                PyErr_Format(PyExc_IndexError,
+                             "index %R is out of bounds for dimension %d "
+                             "with size %lld", it->obj, od, (long long)size);
+                goto fail;
+            }
             if (it->i < -size || it->i >= size) {
                 PyErr_Format(PyExc_IndexError,
                              "index %lld is out of bounds for dimension %d "
@@ -258,14 +349,15 @@ static int apply_key(tl_mstate *st, tl_tensor_impl *self, parsed_key *k,
             break;
         }
         case K_NONE:
+            nv = tl_view_unsqueeze(v, d);
+            d++;
+            break;
         case K_TRUE:
         case K_FALSE:
-            nv = tl_view_unsqueeze(v, d);
-            if (nv && it->kind == K_FALSE) {
-                tl_tensor_impl *e = tl_view_slice(nv, d, 0, 1, 0);
-                tl_tensor_decref(nv);
-                nv = e;
+            if (add_scalar_mask(st, a, d, it->kind == K_TRUE) < 0) {
+                goto fail;
             }
+            nv = tl_view_unsqueeze(v, d);
             d++;
             break;
         case K_ELLIPSIS:
@@ -315,13 +407,14 @@ static int apply_key(tl_mstate *st, tl_tensor_impl *self, parsed_key *k,
                 a->idx[a->nadv++] = col;
             }
             if (m->ndim == 0) {
-                /* A 0-d mask adds a dim of size 1 (True) or 0 (False). */
-                nv = tl_view_unsqueeze(v, d);
-                if (nv && !(m->numel && elem_true(m))) {
-                    tl_tensor_impl *e = tl_view_slice(nv, d, 0, 1, 0);
-                    tl_tensor_decref(nv);
-                    nv = e;
+                /* A 0-d mask indexes a new unit dim with [0] (True) or
+                 * [] (False), broadcasting with the other advanced
+                 * indices (NumPy). */
+                if (add_scalar_mask(st, a, d, m->numel && elem_true(m)) <
+                    0) {
+                    goto fail;
                 }
+                nv = tl_view_unsqueeze(v, d);
                 d++;
             } else {
                 tl_tensor_incref(v);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "tensorlib/device_table.h"
 #include "tensorlib/dlpack_abi.h"
 #include "tensorlib/ops.h"
 
@@ -144,15 +145,37 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
         return NULL;
     }
     tl_tensor_impl *t = tl_py_impl(self);
-    if (t->device.type != TL_DEVICE_CPU) {
-        PyErr_SetString(PyExc_BufferError,
-                        "__dlpack__: only CPU tensors in this build");
-        return NULL;
+    if (tl_tensor_check_live(t) < 0) { /* a reset workspace's tensor */
+        return tl_py_raise(st);
     }
-    if (a[0] && a[0] != Py_None) {
+    const bool on_cuda = t->device.type == TL_DEVICE_CUDA;
+    const int dl_type = on_cuda ? TL_DL_CUDA : TL_DL_CPU;
+    const int dl_id = on_cuda ? t->device.index : 0;
+    if (a[0] && a[0] != Py_None && !on_cuda) {
         PyErr_SetString(PyExc_ValueError,
                         "__dlpack__: stream must be None for CPU tensors");
         return NULL;
+    }
+    if (on_cuda) {
+        /* The consumer's stream (DLPack: None is the legacy default, -1
+         * asks for no synchronisation): the data must be ready for it, so
+         * the work queued on our current stream finishes first. */
+        long long cs = 1;
+        if (a[0] && a[0] != Py_None) {
+            cs = PyLong_AsLongLong(a[0]);
+            if (cs == -1 && PyErr_Occurred()) {
+                return NULL;
+            }
+        }
+        const tl_device_ops *o = tl_device_ops_get(TL_DEVICE_CUDA);
+        if (!o) {
+            return tl_py_raise(st);
+        }
+        tl_stream ours = o->current_stream(t->device.index);
+        if (cs != -1 && cs != (ours == 0 ? 1 : (long long)ours) &&
+            o->stream_synchronize(t->device.index, ours) < 0) {
+            return tl_py_raise(st);
+        }
     }
     if (a[2] && a[2] != Py_None) {
         long dtype_, did;
@@ -166,10 +189,11 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
         if (PyErr_Occurred()) {
             return NULL;
         }
-        if (dtype_ != TL_DL_CPU || did != 0) {
+        if (dtype_ != dl_type || did != dl_id) {
             PyErr_Format(PyExc_BufferError,
-                         "__dlpack__: cannot export a CPU tensor to DLPack "
-                         "device (%ld, %ld)", dtype_, did);
+                         "__dlpack__: cannot export a tensor of DLPack "
+                         "device (%d, %d) to DLPack device (%ld, %ld)",
+                         dl_type, dl_id, dtype_, did);
             return NULL;
         }
     }
@@ -213,7 +237,7 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
     e->storage = src->storage;
     tl_dl_tensor dl = {
         .data = tl_impl_data(src),
-        .device = {TL_DL_CPU, 0},
+        .device = {dl_type, dl_id},
         .ndim = nd,
         .dtype = dl_dtype_of((tl_dtype)src->dtype),
         .shape = e->dims,
@@ -328,11 +352,27 @@ static PyObject *from_capsule(tl_mstate *st, PyObject *cap)
                         "be consumed only once");
         return NULL;
     }
-    if (dl->device.device_type != TL_DL_CPU &&
-        dl->device.device_type != TL_DL_CUDA_HOST) {
+    tl_device wrap_dev = tl_device_cpu();
+    if (dl->device.device_type == TL_DL_CUDA) {
+        /* CUDA memory: a tensor on that device, when it can hold one. */
+        wrap_dev.type = TL_DEVICE_CUDA;
+        wrap_dev.index = (int16_t)dl->device.device_id;
+        if (dl->device.device_id < 0 ||
+            dl->device.device_id > TL_MAX_DEVICE_INDEX ||
+            tl_device_require(wrap_dev) < 0) {
+            PyErr_Format(PyExc_BufferError,
+                         "from_dlpack: DLPack CUDA device %d is not "
+                         "available: %s", dl->device.device_id,
+                         tl_error_kind() < 0 ? tl_error_message()
+                                             : "bad device index");
+            tl_error_clear();
+            return NULL;
+        }
+    } else if (dl->device.device_type != TL_DL_CPU &&
+               dl->device.device_type != TL_DL_CUDA_HOST) {
         PyErr_Format(PyExc_BufferError,
                      "from_dlpack: DLPack device type %d is not available "
-                     "in this build (CPU only)", dl->device.device_type);
+                     "in this build", dl->device.device_type);
         return NULL;
     }
     tl_dtype dt;
@@ -387,7 +427,7 @@ static PyObject *from_capsule(tl_mstate *st, PyObject *cap)
     im->managed = ptr;
     im->versioned = versioned;
     tl_block *b = tl_block_wrap(numel ? elem0 + lo : elem0, (size_t)(hi - lo),
-                                tl_device_cpu(),
+                                wrap_dev,
                                 (flags & TL_DLPACK_FLAG_READ_ONLY) != 0,
                                 import_release, im);
     if (!b) {
@@ -475,6 +515,18 @@ static PyObject *t_array_interface(PyObject *self, void *c)
 {
     tl_tensor_impl *t = tl_py_impl(self);
     const tl_dtype_info *info = tl_dtype_info_of(t->dtype);
+    if (tl_tensor_check_live(t) < 0) { /* a reset workspace's tensor */
+        return tl_py_raise(tl_state_of(self));
+    }
+    if (tl_block_generation(t->storage->block) != 0) {
+        /* A raw pointer with no release: a reset would recycle it. */
+        PyErr_SetString(PyExc_BufferError,
+                        "__array_interface__ cannot tell when its consumer "
+                        "is done, and a workspace reset would recycle this "
+                        "tensor's memory under it; use .numpy() or "
+                        "memoryview(), which keep the memory alive");
+        return NULL;
+    }
     if (t->device.type != TL_DEVICE_CPU) {
         PyErr_SetString(PyExc_AttributeError,
                         "__array_interface__ is only for CPU tensors");
@@ -533,8 +585,17 @@ static PyObject *t_is_readonly(PyObject *self, PyObject *unused)
 static PyObject *t_tobytes(PyObject *self, PyObject *unused)
 {
     tl_mstate *st = tl_state_of(self);
-    tl_tensor_impl *c = tl_op_contiguous(tl_py_impl(self),
-                                         TL_FORMAT_CONTIGUOUS);
+    if (tl_tensor_check_live(tl_py_impl(self)) < 0) {
+        return tl_py_raise(st);
+    }
+    tl_tensor_impl *t = tl_py_impl(self), *h = NULL;
+    /* A device tensor's bytes are copied to the host first. */
+    if (t->device.type != TL_DEVICE_CPU &&
+        !(h = tl_op_to_device(t, tl_device_cpu(), -1, false, false))) {
+        return tl_py_raise(st);
+    }
+    tl_tensor_impl *c = tl_op_contiguous(h ? h : t, TL_FORMAT_CONTIGUOUS);
+    tl_tensor_decref(h);
     if (!c) {
         return tl_py_raise(st);
     }
@@ -658,6 +719,9 @@ static PyObject *py_storage_bytes(PyObject *m, PyObject *o)
     tl_storage *s = tl_py_storage_impl(tl_state_of_module(m), o);
     if (!s) {
         return NULL;
+    }
+    if (tl_storage_check_live(s) < 0) {
+        return tl_py_raise(tl_state_of_module(m));
     }
     return PyBytes_FromStringAndSize(tl_storage_data(s),
                                      (Py_ssize_t)tl_storage_nbytes(s));

@@ -3,98 +3,8 @@
  * creation or NumPy (memory stats, threads, the private _testing hooks). */
 #include "pytl.h"
 
-/* ---- memory stats -------------------------------------------------------- */
-
-static PyObject *stats_dict(const tl_alloc_stats *s)
-{
-    return Py_BuildValue(
-        "{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
-        "active_bytes", (long long)s->active_bytes,
-        "active_bytes_peak", (long long)s->active_bytes_peak,
-        "reserved_bytes", (long long)s->reserved_bytes,
-        "cached_bytes", (long long)s->cached_bytes,
-        "alloc_count", (long long)s->alloc_count,
-        "free_count", (long long)s->free_count,
-        "cache_hits", (long long)s->cache_hits,
-        "cache_misses", (long long)s->cache_misses,
-        "largest_free_block", (long long)s->largest_free_block,
-        "fragmentation_bytes", (long long)s->fragmentation_bytes);
-}
-
-static PyObject *py_memory_stats(PyObject *m, PyObject *const *args,
-                                 Py_ssize_t nargs, PyObject *kwnames)
-{
-    static const char *const names[] = {"device", "kind", NULL};
-    tl_mstate *st = tl_state_of_module(m);
-    PyObject *a[2];
-    tl_device dev = tl_device_cpu();
-    tl_memkind kind = TL_MEMKIND_DEFAULT;
-    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a,
-                         "memory_stats") < 0 ||
-        tl_py_parse_device(st, a[0], &dev) < 0 ||
-        tl_py_parse_memkind(st, a[1], &kind) < 0) {
-        return NULL;
-    }
-    bool all = !a[1] || a[1] == Py_None;
-    tl_alloc_stats s;
-    if (tl_registry_stats(dev, all ? -1 : (int)kind, &s) < 0) {
-        return tl_py_raise(st);
-    }
-    return stats_dict(&s);
-}
-
-static PyObject *py_empty_cache(PyObject *m, PyObject *const *args,
-                                Py_ssize_t nargs, PyObject *kwnames)
-{
-    static const char *const names[] = {"device", NULL};
-    tl_mstate *st = tl_state_of_module(m);
-    PyObject *a[1];
-    tl_device dev = tl_device_cpu();
-    if (tl_py_parse_args(args, nargs, kwnames, names, 1, a,
-                         "empty_cache") < 0 ||
-        tl_py_parse_device(st, a[0], &dev) < 0) {
-        return NULL;
-    }
-    tl_registry_empty_cache(dev);
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_reset_peak(PyObject *m, PyObject *const *args,
-                               Py_ssize_t nargs, PyObject *kwnames)
-{
-    static const char *const names[] = {"device", NULL};
-    tl_mstate *st = tl_state_of_module(m);
-    PyObject *a[1];
-    tl_device dev = tl_device_cpu();
-    if (tl_py_parse_args(args, nargs, kwnames, names, 1, a,
-                         "reset_peak_memory_stats") < 0 ||
-        tl_py_parse_device(st, a[0], &dev) < 0) {
-        return NULL;
-    }
-    tl_registry_reset_peak(dev);
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_allocator_name(PyObject *m, PyObject *const *args,
-                                   Py_ssize_t nargs, PyObject *kwnames)
-{
-    static const char *const names[] = {"device", "kind", NULL};
-    tl_mstate *st = tl_state_of_module(m);
-    PyObject *a[2];
-    tl_device dev = tl_device_cpu();
-    tl_memkind kind = TL_MEMKIND_DEFAULT;
-    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a,
-                         "allocator_for") < 0 ||
-        tl_py_parse_device(st, a[0], &dev) < 0 ||
-        tl_py_parse_memkind(st, a[1], &kind) < 0) {
-        return NULL;
-    }
-    const tl_allocator *al = tl_registry_get(dev, kind);
-    if (!al) {
-        return tl_py_raise(st);
-    }
-    return PyUnicode_FromString(al->name);
-}
+/* Memory stats, empty_cache, reset_peak_memory_stats and the registry
+ * functions live in memory.c (tl_memory_functions). */
 
 /* ---- module ---------------------------------------------------------------- */
 
@@ -102,16 +12,6 @@ static PyObject *py_allocator_name(PyObject *m, PyObject *const *args,
 #define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 static PyMethodDef module_methods[] = {
-    {"memory_stats", CF(py_memory_stats), FASTKW,
-     "memory_stats(device='cpu', kind=None)\n--\n\nAllocator statistics as "
-     "a dict (all kinds of the device summed when kind is None)."},
-    {"empty_cache", CF(py_empty_cache), FASTKW,
-     "empty_cache(device='cpu')\n--\n\nReturns cached blocks to the "
-     "system; nothing in use is touched."},
-    {"reset_peak_memory_stats", CF(py_reset_peak), FASTKW,
-     "reset_peak_memory_stats(device='cpu')\n--\n\n"},
-    {"_allocator_name", CF(py_allocator_name), FASTKW,
-     "_allocator_name(device='cpu', kind=None)\n--\n\n"},
     {NULL},
 };
 
@@ -160,7 +60,7 @@ static int module_exec(PyObject *m)
         tl_memory_init(m, st) < 0 ||
         tl_storage_type_init(m, st) < 0 ||
         add_methods(m, module_methods) < 0 || tl_ops_init(m, st) < 0 ||
-        tl_testing_init(m, st) < 0) {
+        tl_cuda_init(m, st) < 0 || tl_testing_init(m, st) < 0) {
         return -1;
     }
     return 0;

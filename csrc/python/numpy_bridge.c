@@ -122,6 +122,9 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
     tl_tensor_impl *t = tl_py_impl(self);
     const tl_dtype_info *info = tl_dtype_info_of(t->dtype);
     const int64_t isz = info->itemsize;
+    if (tl_tensor_check_live(t) < 0) { /* a reset workspace's tensor */
+        return tl_py_raise_int(tl_state_of(self));
+    }
     if (t->device.type != TL_DEVICE_CPU) {
         PyErr_SetString(PyExc_BufferError,
                         "only CPU tensors export the buffer protocol");
@@ -259,6 +262,9 @@ static PyType_Spec exporter_spec = {
 PyObject *tl_py_to_numpy(tl_mstate *st, PyObject *self)
 {
     tl_tensor_impl *t = tl_py_impl(self);
+    if (tl_tensor_check_live(t) < 0) { /* a reset workspace's tensor */
+        return tl_py_raise(st);
+    }
     if (t->device.type != TL_DEVICE_CPU) {
         char buf[32];
         tl_device_format(t->device, buf, sizeof buf);
@@ -455,6 +461,27 @@ PyObject *tl_py_from_numpy(tl_mstate *st, PyObject *obj)
         return tl_py_raise(st);
     }
     return tl_py_wrap(st, t);
+}
+
+PyObject *tl_py_numpy_native_layout(PyObject *obj)
+{
+    PyArrayObject *arr = (PyArrayObject *)obj;
+    PyArray_Descr *d = PyArray_DESCR(arr);
+    const npy_intp isz = (npy_intp)PyDataType_ELSIZE(d);
+    bool viewable = PyArray_ISNBO(d->byteorder) != 0;
+    for (int i = 0; viewable && i < PyArray_NDIM(arr); i++) {
+        viewable = isz == 0 || PyArray_STRIDE(arr, i) % isz == 0;
+    }
+    if (viewable) {
+        return Py_NewRef(obj);
+    }
+    PyArray_Descr *native = PyArray_DescrNewByteorder(d, NPY_NATIVE);
+    if (!native) {
+        return NULL;
+    }
+    /* Steals native. */
+    return PyArray_FromArray(arr, native,
+                             NPY_ARRAY_CARRAY_RO | NPY_ARRAY_ENSURECOPY);
 }
 
 static PyObject *py_from_numpy(PyObject *m, PyObject *arr)

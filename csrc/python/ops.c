@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "tensorlib/device_table.h"
 #include "tensorlib/iter.h"
 #include "tensorlib/ops.h"
 
@@ -600,10 +601,11 @@ static PyObject *m_copy_(PyObject *self, PyObject *const *args,
             return NULL;
         }
     }
-    int r = tl_op_copy_(tl_py_impl(self), src);
+    int nb = a[1] ? PyObject_IsTrue(a[1]) : 0;
+    int r = nb < 0 ? -1 : tl_op_copy_nb_(tl_py_impl(self), src, nb != 0);
     tl_tensor_decref(src);
     if (r < 0) {
-        return tl_py_raise(st);
+        return nb < 0 ? NULL : tl_py_raise(st);
     }
     return Py_NewRef(self);
 }
@@ -739,15 +741,27 @@ static PyObject *m_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     if (copy < 0) {
         return NULL;
     }
-    if (!tl_device_eq(dev, t->device)) {
-        char buf[32];
-        tl_device_format(dev, buf, sizeof buf);
-        PyErr_Format(PyExc_RuntimeError,
-                     "to(%s): tensorlib was built without CUDA, so no "
-                     "tensor can move to that device", buf);
+    int non_blocking = a[6] ? PyObject_IsTrue(a[6]) : 0;
+    if (non_blocking < 0) {
         return NULL;
     }
     tl_tensor_impl *r;
+    if (!tl_device_eq(dev, t->device)) {
+        /* Another device (Note [Cross-device copies] in
+         * csrc/core/device_table.c): "tensorlib was built without CUDA" or
+         * "no CUDA device is available" when it cannot be. */
+        tl_tensor_impl *c = NULL;
+        if (fmt != TL_FORMAT_PRESERVE && !tl_tensor_is_contiguous(t, fmt)) {
+            if (tl_device_require(dev) < 0 ||
+                (c = tl_op_contiguous(t, (tl_memory_format)fmt)) == NULL) {
+                return tl_py_raise(st);
+            }
+        }
+        r = tl_op_to_device(c ? c : t, dev, dt, copy != 0,
+                            non_blocking != 0);
+        tl_tensor_decref(c);
+        return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+    }
     if (fmt != TL_FORMAT_PRESERVE && !tl_tensor_is_contiguous(t, fmt)) {
         tl_tensor_impl *c = tl_op_contiguous(t, (tl_memory_format)fmt);
         if (!c) {
@@ -787,9 +801,17 @@ CONVERT(bool, TL_DTYPE_BOOL)
 CONVERT(cfloat, TL_DTYPE_COMPLEX64)
 CONVERT(cdouble, TL_DTYPE_COMPLEX128)
 
+/* t.cpu(): itself on the CPU, else a (blocking) copy to the host. */
 static PyObject *m_cpu(PyObject *self, PyObject *unused)
 {
-    return Py_NewRef(self);
+    tl_tensor_impl *t = tl_py_impl(self);
+    if (t->device.type == TL_DEVICE_CPU) {
+        return Py_NewRef(self);
+    }
+    tl_tensor_impl *r = tl_op_to_device(t, tl_device_cpu(), -1, false,
+                                        false);
+    return r ? tl_py_wrap(tl_state_of(self), r)
+             : tl_py_raise(tl_state_of(self));
 }
 
 /* ---- promotion queries and threads ---------------------------------------------------- */

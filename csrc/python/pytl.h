@@ -121,6 +121,11 @@ extern PyMethodDef tl_memory_tensor_methods[];  /* memory.c */
 extern PyGetSetDef tl_memory_tensor_getset[];   /* memory.c */
 extern PyMethodDef tl_memory_functions[];       /* memory.c: module */
 int tl_memory_init(PyObject *m, tl_mstate *st);  /* memory.c: types */
+extern PyMethodDef tl_cuda_tensor_methods[];  /* cuda.c */
+extern PyGetSetDef tl_cuda_tensor_getset[];   /* cuda.c */
+/* cuda.c: adds the _cuda_* functions and, in a CUDA build, starts the
+ * CUDA plug-in.  Returns 0 / -1. */
+int tl_cuda_init(PyObject *m, tl_mstate *st);
 extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */
 
 /* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a

@@ -17,6 +17,25 @@ typedef struct {
 
 int tl_py_numpy_scalar_dtype(PyObject *o, tl_dtype *out); /* numpy_bridge.c */
 
+/* Returns: the dtype of o when o is a 0-d tensorlib.Tensor (a PyTorch
+ * Scalar argument accepts those), else -1, with no exception either way. */
+static int zero_dim_tensor_dtype(PyObject *o)
+{
+    if (!PyType_HasFeature(Py_TYPE(o), Py_TPFLAGS_HEAPTYPE)) {
+        return -1; /* Python and NumPy scalars: static types */
+    }
+    PyObject *m = PyType_GetModuleByDef(Py_TYPE(o), &tl_module_def);
+    if (!m) {
+        PyErr_Clear(); /* a heap type of another module */
+        return -1;
+    }
+    tl_mstate *st = tl_state_of_module(m);
+    if (!tl_py_is_tensor(st, o) || tl_py_impl(o)->ndim != 0) {
+        return -1;
+    }
+    return tl_py_impl(o)->dtype;
+}
+
 /* Returns 1 and fills s when o is a scalar we accept, 0 when it is not a
  * scalar (no exception), -1 on error. */
 static int classify(PyObject *o, pyscalar *s)
@@ -67,7 +86,7 @@ static int classify(PyObject *o, pyscalar *s)
     if (r < 0) {
         return -1;
     }
-    if (r > 0) {
+    if (r > 0 || zero_dim_tensor_dtype(o) >= 0) {
         PyObject *item = PyObject_CallMethod(o, "item", NULL);
         if (!item) {
             return -1;
@@ -299,13 +318,21 @@ PyObject *tl_py_load_scalar(tl_dtype dt, const void *src)
 
 int tl_py_scalar_dtype(PyObject *o, tl_dtype *out)
 {
-    /* NumPy scalars count as the Python scalar of their kind (as a PyTorch
-     * Scalar argument does: torch.full((2,), numpy.float64(1)) is float32),
-     * checked first because numpy.float64 subclasses float. */
+    /* NumPy scalars and 0-d tensors count as the Python scalar of their
+     * kind (as a PyTorch Scalar argument does: torch.full((2,),
+     * numpy.float64(1)) is float32), checked first because numpy.float64
+     * subclasses float. */
     tl_dtype nd;
     int r = tl_py_numpy_scalar_dtype(o, &nd);
     if (r < 0) {
         return -1;
+    }
+    if (r == 0) {
+        int td = zero_dim_tensor_dtype(o); /* likewise a 0-d tensor */
+        if (td >= 0) {
+            nd = (tl_dtype)td;
+            r = 1;
+        }
     }
     if (r > 0) {
         switch (tl_dtype_info_of(nd)->kind) {

@@ -234,6 +234,9 @@ static int require_cpu(PyObject *self, const char *what)
                      "%s() needs a CPU tensor; call .cpu() first", what);
         return -1;
     }
+    if (tl_tensor_check_live(IMPL(self)) < 0) { /* reset workspace */
+        return tl_py_raise_int(tl_state_of(self));
+    }
     return 0;
 }
 
@@ -621,10 +624,12 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
                              tl_storage_tensor_methods,
                              tl_reduce_tensor_methods,
                              tl_interop_tensor_methods,
-                             tl_memory_tensor_methods, NULL};
+                             tl_memory_tensor_methods,
+                             tl_cuda_tensor_methods, NULL};
     const void *getsets[] = {tensor_getset, tl_view_tensor_getset,
                              tl_interop_tensor_getset,
-                             tl_memory_tensor_getset, NULL};
+                             tl_memory_tensor_getset,
+                             tl_cuda_tensor_getset, NULL};
     PyMethodDef *all_methods = concat_tables(methods, sizeof(PyMethodDef),
                                              method_end);
     PyGetSetDef *all_getset = concat_tables(getsets, sizeof(PyGetSetDef),

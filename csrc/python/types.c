@@ -125,7 +125,10 @@ int tl_py_parse_dtype(tl_mstate *st, PyObject *o, tl_dtype *out)
     }
     PyErr_Format(PyExc_TypeError,
                  "dtype must be a tensorlib.dtype, a dtype name or a NumPy "
-                 "dtype, not %.100s", Py_TYPE(o)->tp_name);
+                 "dtype, not %.100s%s",
+                 PyType_Check(o) ? ((PyTypeObject *)o)->tp_name
+                                 : Py_TYPE(o)->tp_name,
+                 PyType_Check(o) ? " (a type)" : "");
     return -1;
 }
 
@@ -430,14 +433,15 @@ static PyObject *size_numel(PyObject *self, PyObject *unused)
     return PyLong_FromLongLong(n);
 }
 
-static PyObject *size_subscript(PyObject *self, PyObject *key)
+/* A Size of type tp with the items of tuple r.  Steals: r.
+ * Returns: new reference, or NULL. */
+static PyObject *size_of_tuple(PyTypeObject *tp, PyObject *r)
 {
-    PyObject *r = PyTuple_Type.tp_as_mapping->mp_subscript(self, key);
-    if (!r || !PySlice_Check(key)) {
-        return r;
+    if (!r) {
+        return NULL;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r);
-    PyObject *s = Py_TYPE(self)->tp_alloc(Py_TYPE(self), n);
+    PyObject *s = tp->tp_alloc(tp, n);
     if (s) {
         for (Py_ssize_t i = 0; i < n; i++) {
             PyTuple_SET_ITEM(s, i, Py_NewRef(PyTuple_GET_ITEM(r, i)));
@@ -445,6 +449,50 @@ static PyObject *size_subscript(PyObject *self, PyObject *key)
     }
     Py_DECREF(r);
     return s;
+}
+
+static PyObject *size_subscript(PyObject *self, PyObject *key)
+{
+    PyObject *r = PyTuple_Type.tp_as_mapping->mp_subscript(self, key);
+    if (!r || !PySlice_Check(key)) {
+        return r;
+    }
+    return size_of_tuple(Py_TYPE(self), r);
+}
+
+static PyObject *size_add(PyObject *a, PyObject *b);
+
+/* The Size type among the operands of a binary operator. */
+static PyTypeObject *size_operand_type(PyObject *a, PyObject *b)
+{
+    PyNumberMethods *nb = Py_TYPE(a)->tp_as_number;
+    return nb && nb->nb_add == size_add ? Py_TYPE(a) : Py_TYPE(b);
+}
+
+/* Size + tuple and tuple + Size are a Size, as torch.Size. */
+static PyObject *size_add(PyObject *a, PyObject *b)
+{
+    if (!PyTuple_Check(a) || !PyTuple_Check(b)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return size_of_tuple(size_operand_type(a, b),
+                         PyTuple_Type.tp_as_sequence->sq_concat(a, b));
+}
+
+/* Size * n and n * Size are a Size, as torch.Size. */
+static PyObject *size_multiply(PyObject *a, PyObject *b)
+{
+    PyObject *seq = PyTuple_Check(a) ? a : b;
+    PyObject *count = seq == a ? b : a;
+    if (!PyTuple_Check(seq) || !PyIndex_Check(count)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    Py_ssize_t n = PyNumber_AsSsize_t(count, PyExc_OverflowError);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    return size_of_tuple(size_operand_type(a, b),
+                         PyTuple_Type.tp_as_sequence->sq_repeat(seq, n));
 }
 
 static PyObject *size_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
@@ -491,6 +539,8 @@ static PyType_Slot size_slots[] = {
     {Py_tp_repr, size_repr},
     {Py_tp_methods, size_methods},
     {Py_mp_subscript, size_subscript},
+    {Py_nb_add, size_add},
+    {Py_nb_multiply, size_multiply},
     {Py_tp_doc, "Size(sizes)\n--\n\nThe shape of a tensor: a tuple of ints."},
     {0, NULL},
 };
@@ -536,11 +586,13 @@ int tl_py_int64(PyObject *o, int64_t *out, const char *what)
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-    Py_DECREF(i);
     if (overflow) {
-        PyErr_Format(PyExc_OverflowError, "%s does not fit in int64", what);
+        PyErr_Format(PyExc_OverflowError, "%s = %R does not fit in int64",
+                     what, i);
+        Py_DECREF(i);
         return -1;
     }
+    Py_DECREF(i);
     if (v == -1 && PyErr_Occurred()) {
         return -1;
     }

@@ -74,13 +74,20 @@ static tl_tensor_impl *reshape_impl(tl_tensor_impl *t, int n,
     if (tl_view_strides(t->ndim, t->sizes, t->strides, n, shape, strides)) {
         return tl_impl_view(t, n, shape, strides, t->storage_offset);
     }
+    /* The copy is a fresh root, reshaped in place: not a view of a
+     * temporary (PyTorch's _unsafe_view), so its _base is None. */
     tl_tensor_impl *c = tl_op_clone(t, TL_FORMAT_CONTIGUOUS);
     if (!c) {
         return NULL;
     }
-    tl_tensor_impl *v = tl_view_view(c, n, shape);
-    tl_tensor_decref(c);
-    return v;
+    TL_ASSERT(c->base == NULL && c->pyobj == NULL);
+    tl_dense_strides(n, shape, TL_FORMAT_CONTIGUOUS, strides);
+    if (tl_impl_set_sizes_strides(c, n, shape, strides) < 0) {
+        tl_tensor_decref(c);
+        return NULL;
+    }
+    c->memory_format = TL_FORMAT_CONTIGUOUS;
+    return c;
 }
 
 static PyObject *t_reshape(PyObject *self, PyObject *const *args,
@@ -678,12 +685,24 @@ static PyObject *t_chunk(PyObject *self, PyObject *const *args,
         return NULL;
     }
     int64_t size = t->sizes[d];
-    int64_t each = (size + chunks - 1) / chunks;
-    if (each == 0 && size == 0) {
+    int64_t each = size / chunks + (size % chunks != 0);
+    if (size == 0) {
         /* PyTorch: one empty chunk per requested chunk when size is 0. */
-        each = 0;
+        if (chunks > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(int64_t) ||
+            chunks > INT_MAX) {
+            PyErr_Format(PyExc_OverflowError, "chunk: %lld chunks are too "
+                         "many", (long long)chunks);
+            return NULL;
+        }
+        int64_t *zeros = PyMem_Calloc((size_t)chunks, sizeof(int64_t));
+        if (!zeros) {
+            return PyErr_NoMemory();
+        }
+        PyObject *r = split_lengths(st, t, d, (int)chunks, zeros);
+        PyMem_Free(zeros);
+        return r;
     }
-    PyObject *sz = PyLong_FromLongLong(each > 0 ? each : 1);
+    PyObject *sz = PyLong_FromLongLong(each);
     if (!sz) {
         return NULL;
     }
@@ -729,9 +748,18 @@ static PyObject *t_unbind(PyObject *self, PyObject *const *args,
 
 /* ---- identity, base, versions ---------------------------------------------- */
 
+/* detach: a new tensor over the same storage and version counter, with
+ * the same metadata, that is not a view (as PyTorch: no _base, _is_view()
+ * false, its metadata may change). */
 static PyObject *t_detach(PyObject *self, PyObject *unused)
 {
-    return ret(tl_state_of(self), tl_view_alias(IMPL(self)));
+    tl_tensor_impl *d = tl_view_alias(IMPL(self));
+    if (d && d->base) {
+        /* Fresh and unshared: dropping the base link is safe. */
+        tl_tensor_decref(d->base);
+        d->base = NULL;
+    }
+    return ret(tl_state_of(self), d);
 }
 
 static PyObject *t_is_view(PyObject *self, PyObject *unused)

@@ -94,12 +94,34 @@ TL_API bool tl_block_is_readonly(const tl_block *b);
 TL_API const tl_allocator *tl_block_owner(const tl_block *b);
 TL_API int64_t tl_block_refcount(const tl_block *b);
 
+/* Pins b for as long as a kernel runs on it (or an export uses it): a
+ * reference, and for memory carved from a workspace arena a hold that
+ * makes tl_arena_reset leave the memory alone (the arena continues in a
+ * fresh chunk) until the matching tl_block_unpin.  Take pins before the
+ * GIL is released.  tl_block_unpin(NULL) is a no-op. */
+TL_API void tl_block_pin(tl_block *b);
+TL_API void tl_block_unpin(tl_block *b);
+
+/* The workspace generation b was carved in (>= 1), or 0 when b does not
+ * come from a workspace arena. */
+TL_API uint64_t tl_block_generation(const tl_block *b);
+
+/* 0 when b's memory may be touched; TL_ERR_RUNTIME when b was carved from
+ * a workspace arena that has been reset or closed since (its bytes may
+ * belong to newer tensors).  Blocks not from an arena are always live. */
+TL_API int tl_block_check_live(const tl_block *b);
+
 /* ---- registry ----------------------------------------------------------- */
 
 /* Routes (dev, kind) to allocator a, which must stay valid for the rest of
- * the process.  Blocks already handed out keep their own owner.
- * (Addition: a == NULL empties the slot; a->device must equal dev.)
- * Errors: TL_ERR_VALUE (host kind on a non-CPU device, bad kind/device). */
+ * the process: any table of TL_ALLOCATOR_ABI_VERSION with allocate and
+ * deallocate may be registered, from C or through the C API capsule.
+ * Blocks already handed out keep their own owner, so a registry change
+ * never frees memory that tensors still use; they go back to the
+ * allocator that made them.  (Addition: a == NULL empties the slot;
+ * a->device must equal dev.)
+ * Errors: TL_ERR_VALUE (host kind on a non-CPU device, bad kind/device,
+ * wrong ABI version or a table without allocate/deallocate). */
 TL_API int tl_registry_set(tl_device dev, tl_memkind kind,
                            const tl_allocator *a);
 
@@ -128,6 +150,40 @@ TL_API const tl_allocator *tl_cpu_aligned_allocator(void);
  * TL_CPU_CACHE_LIMIT bytes of cache (environment variable
  * TENSORLIB_CPU_CACHE_LIMIT, default a quarter of physical memory). */
 TL_API const tl_allocator *tl_cpu_caching_allocator(void);
+
+/* Returns: borrowed, process-lifetime.  Page-locked host memory for
+ * (cpu, HostPinned): a caching pool over mmap'd segments that are mlock'd;
+ * where locking is refused (RLIMIT_MEMLOCK, no privilege) the segment is
+ * kept as plain memory and counted in tl_pinned_info. */
+TL_API const tl_allocator *tl_cpu_pinned_allocator(void);
+
+/* What the pinned allocator managed to lock. */
+typedef struct tl_pinned_info {
+    int64_t locked_bytes;   /* bytes of segments held now that are locked */
+    int64_t unlocked_bytes; /* bytes of segments held now that fell back */
+    int64_t lock_failures;  /* segments whose mlock was refused, ever */
+    bool last_locked;       /* did the most recent mlock succeed (or a
+                               probe of one page, before any segment) */
+} tl_pinned_info;
+
+TL_API void tl_pinned_info_get(tl_pinned_info *out);
+
+/* Returns: borrowed, process-lifetime.  The allocator registered for
+ * (cpu, Workspace): every request is carved from this thread's innermost
+ * workspace arena (tensorlib/arena.h), and TL_ERR_RUNTIME when the thread
+ * has none.  Blocks made through tl_block_alloc* carry the arena's
+ * generation; raw pointers from its allocate slot are valid until the
+ * arena's next reset and its deallocate is a no-op. */
+TL_API const tl_allocator *tl_workspace_allocator(void);
+
+/* The built-in allocators by name: "cpu_caching", "cpu_aligned",
+ * "cpu_pinned", "workspace_arena".  Returns: borrowed, process-lifetime,
+ * or NULL after recording TL_ERR_VALUE naming the known ones. */
+TL_API const tl_allocator *tl_allocator_builtin(const char *name);
+
+/* Writes up to cap built-in names into names (static strings).
+ * Returns: how many built-ins there are. */
+TL_API int tl_allocator_builtin_names(const char **names, int cap);
 
 /* ---- the generic caching pool ------------------------------------------- */
 
@@ -187,6 +243,34 @@ TL_API int tl_pool_check(const tl_allocator *pool);
  * followed by "B" or "iB"), e.g. "1073741824", "512M", "2GiB".
  * Returns 0, TL_ERR_VALUE or TL_ERR_OVERFLOW. */
 TL_API int tl_nbytes_parse(const char *s, size_t *out);
+
+/* Test hook: a multi-threaded stress run of the allocation layer.  Each of
+ * `threads` threads makes `iters` allocations of up to max_bytes through
+ * the registry on every CPU memory kind (Workspace from an arena of its
+ * own, when use_workspace), keeps up to `live` of them, hands some to
+ * other threads, resets its arena now and then, and checks every block's
+ * bytes before it goes; thread 0 also reads stats and empties caches.
+ * Everything is freed before it returns.  Thread-safe; call it without
+ * holding locks the allocators need (in Python: with the GIL released).
+ * Returns 0, TL_ERR_VALUE (bad config) or TL_ERR_RUNTIME (a block was
+ * disturbed while live). */
+#define TL_ALLOC_STRESS_MAX_THREADS 64
+typedef struct tl_alloc_stress_config {
+    int threads;
+    int iters;
+    size_t max_bytes;
+    int live;            /* blocks each thread keeps, 1 to 64 */
+    unsigned seed;
+    bool use_workspace;
+} tl_alloc_stress_config;
+typedef struct tl_alloc_stress_result {
+    int64_t allocs, frees, resets;
+    int64_t corruptions;  /* blocks whose bytes changed while live */
+    int64_t failures;     /* allocations that failed */
+    int64_t stale;        /* blocks found dead after an arena reset */
+} tl_alloc_stress_result;
+TL_API int tl_alloc_stress(const tl_alloc_stress_config *cfg,
+                           tl_alloc_stress_result *out);
 
 TL_EXTERN_C_END
 

@@ -196,6 +196,15 @@ TL_API bool tl_tensor_is_writable(const tl_tensor_impl *t);
 /* Records TL_ERR_READONLY naming what is read-only unless writable.
  * Returns 0 or TL_ERR_READONLY. */
 TL_API int tl_tensor_check_writable(const tl_tensor_impl *t);
+/* 0 when t's memory may be touched; TL_ERR_RUNTIME ("this tensor's
+ * workspace was reset (generation 3, now 5): ...") when t was carved from
+ * a workspace arena that has been reset or closed since.  Every path that
+ * reads, writes or exports data calls it first (the iterator, for each
+ * operand; the Python layer, at its data entry points).  One load and a
+ * branch for tensors not from an arena. */
+TL_API int tl_tensor_check_live(const tl_tensor_impl *t);
+/* The same for a storage (Python's UntypedStorage data paths). */
+TL_API int tl_storage_check_live(const tl_storage *s);
 TL_API uint64_t tl_tensor_version(const tl_tensor_impl *t);
 TL_API void tl_tensor_bump_version(tl_tensor_impl *t);
 

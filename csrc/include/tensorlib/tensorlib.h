@@ -7,8 +7,11 @@
 #include "tensorlib/device.h"
 #include "tensorlib/dtype.h"
 #include "tensorlib/alloc.h"
+#include "tensorlib/arena.h"
 #include "tensorlib/tensor.h"
+#include "tensorlib/plan.h"
 #include "tensorlib/view.h"
 #include "tensorlib/index.h"
+#include "tensorlib/reduce.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */

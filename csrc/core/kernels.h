@@ -1,0 +1,246 @@
+/* csrc/core/kernels.h — internal: what the CPU kernel files share: the C
+ * type of every dtype, element conversions (Note [Element conversions]),
+ * inline float16/bfloat16 conversions, and the kernel tables the op entry
+ * points look up.  Not part of the public API. */
+#ifndef TENSORLIB_CSRC_CORE_KERNELS_H
+#define TENSORLIB_CSRC_CORE_KERNELS_H
+#ifndef TL_BUILDING_LIB
+#error "csrc/core/kernels.h is internal to tensorlib"
+#endif
+
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#include "dtype_impl.h"
+#include "tensorlib/iter.h"
+#include "tensorlib/ops.h"
+
+/* Kernels are compiled with the vectoriser on (gcc's -O2 keeps it at the
+ * "very cheap" cost model, which leaves loops of unknown trip count
+ * scalar), without errno from libm (so sqrt vectorises) and without
+ * trapping math (so float compare-and-select becomes a blend; no value
+ * changes, only floating-point exception flags, which tensorlib never
+ * reads).  Kernel files put TL_KERNEL_OPTIMIZE after their includes. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TL_KERNEL_OPTIMIZE                                                  \
+    _Pragma("GCC optimize(\"O3\", \"no-math-errno\", \"no-trapping-math\", \"vect-cost-model=dynamic\")")
+#define TL_IVDEP _Pragma("GCC ivdep")
+#else
+#define TL_KERNEL_OPTIMIZE
+#define TL_IVDEP
+#endif
+
+/* Hot loops are compiled twice, for the baseline ISA and for AVX2, and the
+ * dynamic loader picks one per machine (GNU ifunc).  No FMA: with
+ * -std=c11, gcc does not contract a * b + c anyway, so every machine
+ * computes the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&      \
+    defined(__linux__) && !defined(TL_NO_TARGET_CLONES)
+#define TL_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#else
+#define TL_MULTIVERSION
+#endif
+
+/* ---- C types per dtype --------------------------------------------------
+ * Short names used to paste kernel names: b u8 i8 i16 u16 i32 u32 i64 u64
+ * f16 bf16 f32 f64 c64 c128.  bool is stored as uint8_t (0 or 1) so that a
+ * stray byte never makes a _Bool load undefined. */
+#define T_b uint8_t
+#define T_u8 uint8_t
+#define T_i8 int8_t
+#define T_i16 int16_t
+#define T_u16 uint16_t
+#define T_i32 int32_t
+#define T_u32 uint32_t
+#define T_i64 int64_t
+#define T_u64 uint64_t
+#define T_f16 uint16_t
+#define T_bf16 uint16_t
+#define T_f32 float
+#define T_f64 double
+#define T_c64 tl_c64
+#define T_c128 tl_c128
+
+/* Real component type of the complex ones. */
+#define RT_c64 float
+#define RT_c128 double
+
+/* Conversion class of each (see CV below). */
+#define CL_b BOOL
+#define CL_u8 INT
+#define CL_i8 INT
+#define CL_i16 INT
+#define CL_u16 INT
+#define CL_i32 INT
+#define CL_u32 INT
+#define CL_i64 INT
+#define CL_u64 INT
+#define CL_f16 HALF
+#define CL_bf16 BF16
+#define CL_f32 FLT
+#define CL_f64 FLT
+#define CL_c64 CPX
+#define CL_c128 CPX
+
+/* Every dtype: X(short name, TL_DTYPE_ suffix). */
+#define TL_FOR_EACH_DTYPE(X)                                                \
+    X(b, BOOL) X(u8, UINT8) X(i8, INT8) X(i16, INT16) X(u16, UINT16)        \
+    X(i32, INT32) X(u32, UINT32) X(i64, INT64) X(u64, UINT64)               \
+    X(f16, FLOAT16) X(bf16, BFLOAT16) X(f32, FLOAT32) X(f64, FLOAT64)       \
+    X(c64, COMPLEX64) X(c128, COMPLEX128)
+
+/* As above with a fixed first argument, for nested expansion. */
+#define TL_FOR_EACH_DTYPE_WITH(X, S)                                        \
+    X(S, b, BOOL) X(S, u8, UINT8) X(S, i8, INT8) X(S, i16, INT16)           \
+    X(S, u16, UINT16) X(S, i32, INT32) X(S, u32, UINT32) X(S, i64, INT64)   \
+    X(S, u64, UINT64) X(S, f16, FLOAT16) X(S, bf16, BFLOAT16)               \
+    X(S, f32, FLOAT32) X(S, f64, FLOAT64) X(S, c64, COMPLEX64)              \
+    X(S, c128, COMPLEX128)
+
+/* Compute dtypes by class, X(short name, C type). */
+#define FOR_INTS(X)                                                         \
+    X(u8, uint8_t) X(i8, int8_t) X(i16, int16_t) X(u16, uint16_t)           \
+    X(i32, int32_t) X(u32, uint32_t) X(i64, int64_t) X(u64, uint64_t)
+#define FOR_FLOATS(X) X(f32, float) X(f64, double)
+#define FOR_COMPLEX(X) X(c64, tl_c64) X(c128, tl_c128)
+
+/* Table rows: [TL_DTYPE_x] = op##_loop_##N for a class of dtypes. */
+#define ROW_INT(op, N, DN) [TL_DTYPE_##DN] = op##_loop_##N,
+#define ROW_ALL_INTS(op)                                                    \
+    ROW_INT(op, u8, UINT8) ROW_INT(op, i8, INT8) ROW_INT(op, i16, INT16)    \
+    ROW_INT(op, u16, UINT16) ROW_INT(op, i32, INT32)                        \
+    ROW_INT(op, u32, UINT32) ROW_INT(op, i64, INT64)                        \
+    ROW_INT(op, u64, UINT64)
+#define ROW_FLOATS(op)                                                      \
+    ROW_INT(op, f32, FLOAT32) ROW_INT(op, f64, FLOAT64)
+#define ROW_COMPLEX(op)                                                     \
+    ROW_INT(op, c64, COMPLEX64) ROW_INT(op, c128, COMPLEX128)
+#define ROW_BOOL(op) ROW_INT(op, b, BOOL)
+
+/* ---- float16 / bfloat16, inline -----------------------------------------
+ * The same algorithms as csrc/core/dtype.c (round to nearest even; the
+ * tests check they agree), inline so that conversion loops stay tight. */
+static inline float tl_k_half_to_float(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu;
+    const uint32_t m = h & 0x3ffu;
+    uint32_t f;
+    if (e == 0x1f) {
+        f = sign | 0x7f800000u | (m << 13);
+    } else if (e != 0) {
+        f = sign | ((e + 112u) << 23) | (m << 13);
+    } else {
+        float v = (float)m * 0x1p-24f;
+        memcpy(&f, &v, sizeof f);
+        f |= sign;
+    }
+    float out;
+    memcpy(&out, &f, sizeof out);
+    return out;
+}
+
+static inline uint16_t tl_k_half_from_float(float x)
+{
+    uint32_t f;
+    memcpy(&f, &x, sizeof f);
+    const uint32_t sign = (f >> 16) & 0x8000u;
+    uint32_t a = f & 0x7fffffffu;
+    if (a >= 0x7f800000u) {
+        return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    }
+    if (a >= 0x477ff000u) {
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (a < 0x38800000u) {
+        float fa;
+        memcpy(&fa, &a, sizeof fa);
+        fa += 0.5f;
+        uint32_t r;
+        memcpy(&r, &fa, sizeof r);
+        return (uint16_t)(sign | (r - 0x3f000000u));
+    }
+    const uint32_t odd = (a >> 13) & 1u;
+    a += 0xc8000000u + 0xfffu + odd;
+    return (uint16_t)(sign | (a >> 13));
+}
+
+static inline float tl_k_bf16_to_float(uint16_t b)
+{
+    uint32_t f = (uint32_t)b << 16;
+    float out;
+    memcpy(&out, &f, sizeof out);
+    return out;
+}
+
+static inline uint16_t tl_k_bf16_from_float(float x)
+{
+    uint32_t f;
+    memcpy(&f, &x, sizeof f);
+    if ((f & 0x7fffffffu) > 0x7f800000u) {
+        return (uint16_t)((f >> 16) | 0x40u);
+    }
+    f += 0x7fffu + ((f >> 16) & 1u);
+    return (uint16_t)(f >> 16);
+}
+
+/* ---- kernel tables ------------------------------------------------------ */
+
+/* Converts n elements: dst[i * ds] = convert(src[i * ss]).  Byte strides;
+ * loads and stores go through memcpy, so any alignment is fine.  dst and
+ * src never partly overlap. */
+typedef void (*tl_cvt_fn)(char *dst, int64_t ds, const char *src,
+                          int64_t ss, int64_t n);
+
+/* Returns: the converter from src to dst (never NULL for valid dtypes). */
+tl_cvt_fn tl_cvt_get(int src, int dst);
+
+/* Returns: the 2-D copy loop converting data[1] (src) into data[0] (dst):
+ * contiguous rows, and cache-blocked tiles when one operand is transposed
+ * against the other.  Alignment-agnostic. */
+tl_iter_loop2d tl_copy_loop_get(int src, int dst);
+
+/* Fills data[0] with the element in ctx (a tl_fill_ctx). */
+typedef struct tl_fill_ctx {
+    int64_t itemsize;
+    _Alignas(16) unsigned char value[16];
+} tl_fill_ctx;
+void tl_fill_loop(char **data, const int64_t *strides, int64_t size0,
+                  int64_t size1, void *ctx);
+
+/* Converts a scalar to dt's element bytes (as a cast: saturating, real
+ * part of complex).  out needs 16 bytes. */
+void tl_scalar_cast(const tl_scalar *s, int dt, void *out);
+
+/* A context for kernels that take a scalar (add/sub's alpha): the value in
+ * the kernel's compute dtype. */
+typedef struct tl_kernel_ctx {
+    _Alignas(16) unsigned char alpha[16];
+} tl_kernel_ctx;
+
+/* The 2-D loop of binary op at compute dtype dt (data: out, a, b), or
+ * NULL when the pair is not supported.  add/sub with alpha: op
+ * TL_KERNEL_ADD_ALPHA (ctx is a tl_kernel_ctx). */
+#define TL_KERNEL_ADD_ALPHA TL_BINARY_OP_COUNT
+tl_iter_loop2d tl_binary_kernel_get(int op, int dt);
+
+/* The 2-D loop of unary op on dt (data: out, a), or NULL. */
+tl_iter_loop2d tl_unary_kernel_get(int op, int dt);
+
+/* Ternary kernels: where selects by itemsize (data: out, cond, a, b);
+ * clamp by dtype (data: out, a, lo, hi).  NULL when unsupported. */
+tl_iter_loop2d tl_where_kernel_get(int itemsize);
+tl_iter_loop2d tl_clamp_kernel_get(int dt);
+
+/* Scans (data: one input at dt, integral): ctx is an int flag set to 1
+ * when an element is 0 (zero) or < 0 (negative). */
+tl_iter_loop2d tl_scan_zero_kernel_get(int dt);
+tl_iter_loop2d tl_scan_negative_kernel_get(int dt);
+
+/* copy_ without its checks, for core code that made dst itself (dst is
+ * fresh: no overlap, writable, shape equal to src's broadcast).
+ * Returns 0 or an error. */
+int tl_copy_unchecked(tl_tensor_impl *dst, tl_tensor_impl *src);
+
+#endif /* TENSORLIB_CSRC_CORE_KERNELS_H */

@@ -1,0 +1,712 @@
+/* csrc/core/ops.c — the elementwise op entry points: binary and unary ops,
+ * where and clamp.  Each one decides dtypes, validates everything (scanning
+ * integer divisors and exponents first), builds a TensorIterator on the
+ * stack, and runs the kernel from the tables in kernels_*.c.  Results come
+ * from the iterator (tl_tensor_empty*); no data malloc here. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "device_impl.h"
+#include "iter_impl.h"
+#include "kernels.h"
+#include "shape.h"
+
+/* ---- names ----------------------------------------------------------------- */
+
+static const char *const binary_names[TL_BINARY_OP_COUNT] = {
+    [TL_BINARY_ADD] = "add",
+    [TL_BINARY_SUB] = "sub",
+    [TL_BINARY_MUL] = "mul",
+    [TL_BINARY_DIV] = "div",
+    [TL_BINARY_FLOOR_DIVIDE] = "floor_divide",
+    [TL_BINARY_REMAINDER] = "remainder",
+    [TL_BINARY_POW] = "pow",
+    [TL_BINARY_MAXIMUM] = "maximum",
+    [TL_BINARY_MINIMUM] = "minimum",
+    [TL_BINARY_EQ] = "eq",
+    [TL_BINARY_NE] = "ne",
+    [TL_BINARY_LT] = "lt",
+    [TL_BINARY_LE] = "le",
+    [TL_BINARY_GT] = "gt",
+    [TL_BINARY_GE] = "ge",
+    [TL_BINARY_LOGICAL_AND] = "logical_and",
+    [TL_BINARY_LOGICAL_OR] = "logical_or",
+    [TL_BINARY_LOGICAL_XOR] = "logical_xor",
+    [TL_BINARY_BITWISE_AND] = "bitwise_and",
+    [TL_BINARY_BITWISE_OR] = "bitwise_or",
+    [TL_BINARY_BITWISE_XOR] = "bitwise_xor",
+    [TL_BINARY_LSHIFT] = "lshift",
+    [TL_BINARY_RSHIFT] = "rshift",
+};
+
+static const struct {
+    const char *name;
+    int op;
+} binary_aliases[] = {
+    {"subtract", TL_BINARY_SUB},
+    {"multiply", TL_BINARY_MUL},
+    {"true_divide", TL_BINARY_DIV},
+    {"divide", TL_BINARY_DIV},
+    {"fmod_floor", TL_BINARY_REMAINDER},
+    {"greater", TL_BINARY_GT},
+    {"greater_equal", TL_BINARY_GE},
+    {"less", TL_BINARY_LT},
+    {"less_equal", TL_BINARY_LE},
+    {"not_equal", TL_BINARY_NE},
+    {"bitwise_left_shift", TL_BINARY_LSHIFT},
+    {"bitwise_right_shift", TL_BINARY_RSHIFT},
+    {"left_shift", TL_BINARY_LSHIFT},
+    {"right_shift", TL_BINARY_RSHIFT},
+    {"float_power", -1},
+};
+
+static const char *const unary_names[TL_UNARY_OP_COUNT] = {
+    [TL_UNARY_NEG] = "neg",
+    [TL_UNARY_ABS] = "abs",
+    [TL_UNARY_SIGN] = "sign",
+    [TL_UNARY_SGN] = "sgn",
+    [TL_UNARY_SQRT] = "sqrt",
+    [TL_UNARY_RSQRT] = "rsqrt",
+    [TL_UNARY_EXP] = "exp",
+    [TL_UNARY_EXPM1] = "expm1",
+    [TL_UNARY_LOG] = "log",
+    [TL_UNARY_LOG1P] = "log1p",
+    [TL_UNARY_LOG2] = "log2",
+    [TL_UNARY_LOG10] = "log10",
+    [TL_UNARY_SIN] = "sin",
+    [TL_UNARY_COS] = "cos",
+    [TL_UNARY_TAN] = "tan",
+    [TL_UNARY_TANH] = "tanh",
+    [TL_UNARY_SIGMOID] = "sigmoid",
+    [TL_UNARY_RELU] = "relu",
+    [TL_UNARY_FLOOR] = "floor",
+    [TL_UNARY_CEIL] = "ceil",
+    [TL_UNARY_ROUND] = "round",
+    [TL_UNARY_TRUNC] = "trunc",
+    [TL_UNARY_RECIPROCAL] = "reciprocal",
+    [TL_UNARY_SQUARE] = "square",
+    [TL_UNARY_LOGICAL_NOT] = "logical_not",
+    [TL_UNARY_BITWISE_NOT] = "bitwise_not",
+    [TL_UNARY_ISNAN] = "isnan",
+    [TL_UNARY_ISINF] = "isinf",
+    [TL_UNARY_ISFINITE] = "isfinite",
+};
+
+static const struct {
+    const char *name;
+    int op;
+} unary_aliases[] = {
+    {"negative", TL_UNARY_NEG},
+    {"absolute", TL_UNARY_ABS},
+    {"rint", TL_UNARY_ROUND},
+    {"fix", TL_UNARY_TRUNC},
+    {"invert", TL_UNARY_BITWISE_NOT},
+};
+
+int tl_op_binary_from_name(const char *name)
+{
+    for (int i = 0; i < TL_BINARY_OP_COUNT; i++) {
+        if (strcmp(name, binary_names[i]) == 0) {
+            return i;
+        }
+    }
+    for (size_t i = 0; i < sizeof binary_aliases / sizeof binary_aliases[0];
+         i++) {
+        if (strcmp(name, binary_aliases[i].name) == 0) {
+            return binary_aliases[i].op;
+        }
+    }
+    return -1;
+}
+
+const char *tl_op_binary_name(int op)
+{
+    return op >= 0 && op < TL_BINARY_OP_COUNT ? binary_names[op] : NULL;
+}
+
+int tl_op_unary_from_name(const char *name)
+{
+    for (int i = 0; i < TL_UNARY_OP_COUNT; i++) {
+        if (strcmp(name, unary_names[i]) == 0) {
+            return i;
+        }
+    }
+    for (size_t i = 0; i < sizeof unary_aliases / sizeof unary_aliases[0];
+         i++) {
+        if (strcmp(name, unary_aliases[i].name) == 0) {
+            return unary_aliases[i].op;
+        }
+    }
+    return -1;
+}
+
+const char *tl_op_unary_name(int op)
+{
+    return op >= 0 && op < TL_UNARY_OP_COUNT ? unary_names[op] : NULL;
+}
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static int kind_of(int dt) { return tl_dtype_table[dt].kind; }
+static const char *dname(int dt) { return tl_dtype_table[dt].name; }
+
+static bool is_intlike(int dt)
+{
+    int k = kind_of(dt);
+    return k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT;
+}
+
+/* float16 and bfloat16 compute in float32. */
+static int kernel_dtype(int dt)
+{
+    return dt == TL_DTYPE_FLOAT16 || dt == TL_DTYPE_BFLOAT16
+               ? TL_DTYPE_FLOAT32
+               : dt;
+}
+
+/* Scans t read as dt with a scan kernel (on a device: the table's scan of
+ * dev_kind, a TL_DEV_SCAN_*).  Returns 1 when the kernel found something,
+ * 0 when not, or an error. */
+static int scan_input(tl_tensor_impl *t, int dt, tl_iter_loop2d kernel,
+                      int dev_kind)
+{
+    tl_iter it;
+    tl_iter_config c;
+    tl_iter_config_init(&c);
+    tl_iter_config_add_input(&c, t);
+    c.static_dtype = dt;
+    c.check_mem_overlap = false;
+    c.device_kernels = true;
+    int rc = tl_iter_build(&it, &c);
+    if (rc < 0) {
+        return rc;
+    }
+    int flag = 0;
+    if (it.device.type != TL_DEVICE_CPU) {
+        flag = tl_device_scan(&it, dev_kind);
+    } else {
+        tl_iter_for_each(&it, kernel, &flag);
+    }
+    tl_iter_release(&it);
+    return flag;
+}
+
+/* numel of the broadcast of n tensors (0 on error: the iterator reports
+ * it later). */
+static int64_t broadcast_numel(int n, tl_tensor_impl *const *ts)
+{
+    int ndims[4];
+    const int64_t *sizes[4];
+    int64_t shape[TL_MAX_DIMS];
+    int nd, m = 0;
+    for (int i = 0; i < n; i++) {
+        if (ts[i]) {
+            ndims[m] = ts[i]->ndim;
+            sizes[m] = ts[i]->sizes;
+            m++;
+        }
+    }
+    if (tl_iter_infer_size(m, ndims, sizes, &nd, shape) < 0) {
+        tl_error_clear();
+        return 1; /* let the iterator report the shape error */
+    }
+    int64_t numel = 1;
+    for (int d = 0; d < nd; d++) {
+        numel *= shape[d];
+    }
+    return numel;
+}
+
+/* Runs kernel over an iterator built from c, with float16/bfloat16
+ * computed in float32: inputs whose target is `compute` and outputs whose
+ * target is `compute` are switched to kdt.  On a device, the table runs
+ * dev (kind, op, 16 value bytes or NULL) instead (Note [Device kernel
+ * table]).  Returns: new reference to output 0, or NULL. */
+static tl_tensor_impl *run_op(tl_iter_config *c, tl_iter_loop2d kernel,
+                              void *ctx, int compute, int kdt,
+                              const bool *keep_dtype, int dev_kind,
+                              int dev_op, const void *dev_value)
+{
+    tl_iter it;
+    c->device_kernels = true;
+    if (tl_iter_build(&it, c) < 0) {
+        return NULL;
+    }
+    for (int k = 0; k < it.ntensors; k++) {
+        if (keep_dtype && keep_dtype[k]) {
+            tl_iter_set_target_dtype(&it, k,
+                                     (tl_dtype)it.ops[k].original->dtype);
+        } else if (it.ops[k].target_dtype == compute && kdt != compute) {
+            tl_iter_set_target_dtype(&it, k, (tl_dtype)kdt);
+        }
+    }
+    if (it.device.type != TL_DEVICE_CPU) {
+        if (tl_device_run(&it, dev_kind, dev_op, dev_value) < 0) {
+            tl_iter_release(&it);
+            return NULL;
+        }
+    } else {
+        tl_iter_for_each(&it, kernel, ctx);
+    }
+    tl_tensor_impl *out = tl_iter_output(&it, 0);
+    tl_iter_release(&it);
+    if (c->operands[0]) {
+        tl_tensor_bump_version(c->operands[0]);
+    }
+    return out;
+}
+
+/* ---- binary ops ---------------------------------------------------------------- */
+
+/* compute: the dtype inputs are read as; result: the output's. */
+static int binary_types(int op, tl_tensor_impl *a, tl_tensor_impl *b,
+                        int *compute, int *result)
+{
+    tl_tensor_impl *ab[2] = {a, b};
+    const int common = tl_result_type(2, ab);
+    const int k = kind_of(common);
+    const char *name = binary_names[op];
+    *compute = *result = common;
+    switch (op) {
+    case TL_BINARY_ADD:
+    case TL_BINARY_MUL:
+        return 0;
+    case TL_BINARY_SUB:
+        if (a->dtype == TL_DTYPE_BOOL && b->dtype == TL_DTYPE_BOOL) {
+            return tl_error(TL_ERR_TYPE,
+                            "Subtraction, the `-` operator, with two bool "
+                            "tensors is not supported. Use the `^` or "
+                            "`logical_xor()` operator instead.");
+        }
+        if (a->dtype == TL_DTYPE_BOOL || b->dtype == TL_DTYPE_BOOL) {
+            return tl_error(TL_ERR_TYPE,
+                            "Subtraction, the `-` operator, with a bool "
+                            "tensor is not supported. If you are trying to "
+                            "invert a mask, use the `~` or `logical_not()` "
+                            "operator instead.");
+        }
+        return 0;
+    case TL_BINARY_DIV:
+        if (is_intlike(common)) {
+            *compute = *result = TL_DEFAULT_FLOAT;
+        }
+        return 0;
+    case TL_BINARY_FLOOR_DIVIDE:
+    case TL_BINARY_REMAINDER:
+    case TL_BINARY_POW:
+        if (k == TL_KIND_BOOL ||
+            (k == TL_KIND_COMPLEX && op != TL_BINARY_POW)) {
+            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
+                            dname(common));
+        }
+        return 0;
+    case TL_BINARY_MAXIMUM:
+    case TL_BINARY_MINIMUM:
+        if (k == TL_KIND_COMPLEX) {
+            return tl_error(TL_ERR_TYPE,
+                            "%s not implemented for complex tensors.", name);
+        }
+        return 0;
+    case TL_BINARY_EQ:
+    case TL_BINARY_NE:
+        *result = TL_DTYPE_BOOL;
+        return 0;
+    case TL_BINARY_LT:
+    case TL_BINARY_LE:
+    case TL_BINARY_GT:
+    case TL_BINARY_GE:
+        if (k == TL_KIND_COMPLEX) {
+            return tl_error(TL_ERR_TYPE,
+                            "%s is not supported for complex tensors (%s)",
+                            name, dname(common));
+        }
+        *result = TL_DTYPE_BOOL;
+        return 0;
+    case TL_BINARY_LOGICAL_AND:
+    case TL_BINARY_LOGICAL_OR:
+    case TL_BINARY_LOGICAL_XOR:
+        *compute = *result = TL_DTYPE_BOOL;
+        return 0;
+    case TL_BINARY_BITWISE_AND:
+    case TL_BINARY_BITWISE_OR:
+    case TL_BINARY_BITWISE_XOR:
+        if (!is_intlike(common)) {
+            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
+                            dname(common));
+        }
+        return 0;
+    case TL_BINARY_LSHIFT:
+    case TL_BINARY_RSHIFT:
+        if (k != TL_KIND_INT && k != TL_KIND_UINT) {
+            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
+                            dname(common));
+        }
+        return 0;
+    default:
+        return tl_error(TL_ERR_VALUE, "unknown binary op %d", op);
+    }
+}
+
+int tl_op_binary_result_type(int op, tl_tensor_impl *a, tl_tensor_impl *b,
+                             tl_dtype *out)
+{
+    int compute, result;
+    if (op < 0 || op >= TL_BINARY_OP_COUNT) {
+        return tl_error(TL_ERR_VALUE, "unknown binary op %d", op);
+    }
+    int rc = binary_types(op, a, b, &compute, &result);
+    if (rc == 0) {
+        *out = (tl_dtype)result;
+    }
+    return rc;
+}
+
+/* PyTorch's alpha_check. */
+static int check_alpha(const tl_scalar *alpha, int dt)
+{
+    int k = kind_of(dt);
+    if (alpha->kind == TL_KIND_BOOL && dt != TL_DTYPE_BOOL) {
+        return tl_error(TL_ERR_TYPE,
+                        "Boolean alpha only supported for Boolean results.");
+    }
+    if ((k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT) &&
+        (alpha->kind == TL_KIND_FLOAT || alpha->kind == TL_KIND_COMPLEX)) {
+        return tl_error(TL_ERR_TYPE,
+                        "For integral input tensors, argument alpha must not "
+                        "be a floating point number.");
+    }
+    if (k != TL_KIND_COMPLEX && alpha->kind == TL_KIND_COMPLEX) {
+        return tl_error(TL_ERR_TYPE,
+                        "Complex alpha only supported for complex results.");
+    }
+    return 0;
+}
+
+tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
+                             tl_tensor_impl *b, const tl_scalar *alpha)
+{
+    int compute, result, rc;
+    if (op < 0 || op >= TL_BINARY_OP_COUNT) {
+        tl_error(TL_ERR_VALUE, "unknown binary op %d", op);
+        return NULL;
+    }
+    if (!a || !b) {
+        tl_error(TL_ERR_VALUE, "%s: an operand is NULL", binary_names[op]);
+        return NULL;
+    }
+    if (binary_types(op, a, b, &compute, &result) < 0) {
+        return NULL;
+    }
+    const int kdt = kernel_dtype(compute);
+    int kop = op;
+    tl_kernel_ctx kctx;
+    memset(&kctx, 0, sizeof kctx);
+    if (alpha && (op == TL_BINARY_ADD || op == TL_BINARY_SUB)) {
+        if (check_alpha(alpha, compute) < 0) {
+            return NULL;
+        }
+        unsigned char one[16] = {0};
+        tl_scalar s1 = tl_scalar_int(1);
+        memset(kctx.alpha, 0, sizeof kctx.alpha);
+        tl_scalar_cast(alpha, kdt, kctx.alpha);
+        tl_scalar_cast(&s1, kdt, one);
+        if (memcmp(one, kctx.alpha, sizeof one) != 0) {
+            if (op == TL_BINARY_SUB) {
+                /* a - alpha * b == a + (-alpha) * b, exactly. */
+                unsigned char neg[16];
+                char *ptrs[2] = {(char *)neg, (char *)kctx.alpha};
+                int64_t st[4] = {0, 0, 0, 0};
+                tl_unary_kernel_get(TL_UNARY_NEG, kdt)(ptrs, st, 1, 1, NULL);
+                memcpy(kctx.alpha, neg, sizeof neg);
+            }
+            kop = TL_KERNEL_ADD_ALPHA;
+        }
+    }
+    tl_iter_loop2d kernel = tl_binary_kernel_get(kop, kdt);
+    if (!kernel) {
+        tl_error(TL_ERR_TYPE, "%s is not supported for %s", binary_names[op],
+                 dname(compute));
+        return NULL;
+    }
+
+    /* Integer division by zero and negative integer powers are refused
+     * before anything is allocated or written. */
+    tl_tensor_impl *ab[2] = {a, b};
+    const bool int_compute = kind_of(compute) == TL_KIND_INT ||
+                             kind_of(compute) == TL_KIND_UINT;
+    if (int_compute && (op == TL_BINARY_FLOOR_DIVIDE ||
+                        op == TL_BINARY_REMAINDER) &&
+        broadcast_numel(2, ab) > 0) {
+        rc = scan_input(b, compute, tl_scan_zero_kernel_get(compute),
+                        TL_DEV_SCAN_ZERO);
+        if (rc < 0) {
+            return NULL;
+        }
+        if (rc) {
+            tl_error(TL_ERR_ZERO_DIVISION,
+                     "integer division or modulo by zero (%s of %s "
+                     "tensors)", binary_names[op], dname(compute));
+            return NULL;
+        }
+    }
+    if (op == TL_BINARY_POW && kind_of(compute) == TL_KIND_INT &&
+        broadcast_numel(2, ab) > 0) {
+        rc = scan_input(b, compute, tl_scan_negative_kernel_get(compute),
+                        TL_DEV_SCAN_NEG);
+        if (rc < 0) {
+            return NULL;
+        }
+        if (rc) {
+            tl_error(TL_ERR_VALUE,
+                     "Integers to negative integer powers are not allowed.");
+            return NULL;
+        }
+    }
+
+    tl_iter_config c;
+    tl_iter_config_init(&c);
+    tl_iter_config_add_output(&c, out);
+    tl_iter_config_add_input(&c, a);
+    tl_iter_config_add_input(&c, b);
+    c.static_dtype = compute;
+    c.output_dtype = result;
+    c.cast_common_dtype_to_outputs = true;
+    c.enforce_safe_casting_to_output = true;
+    return run_op(&c, kernel, &kctx, compute, kdt, NULL, TL_DEV_BINARY,
+                  kop == TL_KERNEL_ADD_ALPHA ? TL_DEV_ADD_ALPHA : op,
+                  kctx.alpha);
+}
+
+/* ---- unary ops ------------------------------------------------------------------ */
+
+static int unary_types(int op, int a, int *compute, int *result)
+{
+    const int k = kind_of(a);
+    const char *name = unary_names[op];
+    *compute = *result = a;
+    switch (op) {
+    case TL_UNARY_NEG:
+        if (k == TL_KIND_BOOL) {
+            return tl_error(TL_ERR_TYPE,
+                            "Negation, the `-` operator, on a bool tensor is "
+                            "not supported. If you are trying to invert a "
+                            "mask, use the `~` or `logical_not()` operator "
+                            "instead.");
+        }
+        return 0;
+    case TL_UNARY_ABS:
+        if (k == TL_KIND_BOOL) {
+            return tl_error(TL_ERR_TYPE, "abs is not supported for bool");
+        }
+        if (a == TL_DTYPE_COMPLEX64) {
+            *result = TL_DTYPE_FLOAT32;
+        } else if (a == TL_DTYPE_COMPLEX128) {
+            *result = TL_DTYPE_FLOAT64;
+        }
+        return 0;
+    case TL_UNARY_SIGN:
+        if (k == TL_KIND_COMPLEX) {
+            return tl_error(TL_ERR_TYPE,
+                            "Unlike NumPy, torch.sign is not intended to "
+                            "support complex numbers. Please use torch.sgn "
+                            "instead.");
+        }
+        return 0;
+    case TL_UNARY_SGN:
+        return 0;
+    case TL_UNARY_SQRT:
+    case TL_UNARY_RSQRT:
+    case TL_UNARY_EXP:
+    case TL_UNARY_EXPM1:
+    case TL_UNARY_LOG:
+    case TL_UNARY_LOG1P:
+    case TL_UNARY_LOG2:
+    case TL_UNARY_LOG10:
+    case TL_UNARY_SIN:
+    case TL_UNARY_COS:
+    case TL_UNARY_TAN:
+    case TL_UNARY_TANH:
+    case TL_UNARY_SIGMOID:
+    case TL_UNARY_RECIPROCAL:
+        if (is_intlike(a)) {
+            *compute = *result = TL_DEFAULT_FLOAT;
+        }
+        return 0;
+    case TL_UNARY_RELU:
+        if (k == TL_KIND_BOOL || k == TL_KIND_COMPLEX) {
+            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
+                            dname(a));
+        }
+        return 0;
+    case TL_UNARY_FLOOR:
+    case TL_UNARY_CEIL:
+    case TL_UNARY_ROUND:
+    case TL_UNARY_TRUNC:
+        if (k == TL_KIND_COMPLEX || k == TL_KIND_BOOL) {
+            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
+                            dname(a));
+        }
+        return 0;
+    case TL_UNARY_SQUARE:
+        if (k == TL_KIND_BOOL) {
+            *compute = *result = TL_DTYPE_INT64;
+        }
+        return 0;
+    case TL_UNARY_LOGICAL_NOT:
+        *compute = *result = TL_DTYPE_BOOL;
+        return 0;
+    case TL_UNARY_BITWISE_NOT:
+        if (!is_intlike(a)) {
+            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
+                            dname(a));
+        }
+        return 0;
+    case TL_UNARY_ISNAN:
+    case TL_UNARY_ISINF:
+    case TL_UNARY_ISFINITE:
+        *result = TL_DTYPE_BOOL;
+        return 0;
+    default:
+        return tl_error(TL_ERR_VALUE, "unknown unary op %d", op);
+    }
+}
+
+int tl_op_unary_result_type(int op, tl_dtype a, tl_dtype *out)
+{
+    int compute, result;
+    if (op < 0 || op >= TL_UNARY_OP_COUNT || !tl_dtype_valid(a)) {
+        return tl_error(TL_ERR_VALUE, "unknown unary op %d or dtype %d", op,
+                        (int)a);
+    }
+    int rc = unary_types(op, a, &compute, &result);
+    if (rc == 0) {
+        *out = (tl_dtype)result;
+    }
+    return rc;
+}
+
+tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
+{
+    int compute, result;
+    if (op < 0 || op >= TL_UNARY_OP_COUNT) {
+        tl_error(TL_ERR_VALUE, "unknown unary op %d", op);
+        return NULL;
+    }
+    if (!a) {
+        tl_error(TL_ERR_VALUE, "%s: the operand is NULL", unary_names[op]);
+        return NULL;
+    }
+    if (unary_types(op, a->dtype, &compute, &result) < 0) {
+        return NULL;
+    }
+    const int kdt = kernel_dtype(compute);
+    tl_iter_loop2d kernel;
+    int dev_op = op;
+    if ((op == TL_UNARY_FLOOR || op == TL_UNARY_CEIL ||
+         op == TL_UNARY_ROUND || op == TL_UNARY_TRUNC) && is_intlike(compute)) {
+        kernel = tl_copy_loop_get(compute, compute); /* a copy, as PyTorch */
+        dev_op = TL_DEV_UNARY_COPY;
+    } else {
+        kernel = tl_unary_kernel_get(op, kdt);
+    }
+    if (!kernel) {
+        tl_error(TL_ERR_TYPE, "%s is not supported for %s", unary_names[op],
+                 dname(compute));
+        return NULL;
+    }
+    tl_iter_config c;
+    tl_iter_config_init(&c);
+    tl_iter_config_add_output(&c, out);
+    tl_iter_config_add_input(&c, a);
+    c.static_dtype = compute;
+    c.output_dtype = result;
+    c.cast_common_dtype_to_outputs = true;
+    c.enforce_safe_casting_to_output = true;
+    /* abs of complex: the output (float32/float64) is already what the
+     * kernel writes, so only switch what equals compute. */
+    return run_op(&c, kernel, NULL, compute, kdt, NULL, TL_DEV_UNARY, dev_op,
+                  NULL);
+}
+
+/* ---- where ------------------------------------------------------------------------ */
+
+tl_tensor_impl *tl_op_where(tl_tensor_impl *out, tl_tensor_impl *cond,
+                            tl_tensor_impl *a, tl_tensor_impl *b)
+{
+    if (!cond || !a || !b) {
+        tl_error(TL_ERR_VALUE, "where: an operand is NULL");
+        return NULL;
+    }
+    if (cond->dtype != TL_DTYPE_BOOL) {
+        tl_error(TL_ERR_TYPE,
+                 "where expected condition to be a boolean tensor, but got a "
+                 "tensor with dtype %s",
+                 tl_dtype_torch_name((tl_dtype)cond->dtype));
+        return NULL;
+    }
+    tl_tensor_impl *ab[2] = {a, b};
+    const int result = tl_result_type(2, ab);
+    tl_iter_config c;
+    tl_iter_config_init(&c);
+    tl_iter_config_add_output(&c, out);
+    tl_iter_config_add_input(&c, cond);
+    tl_iter_config_add_input(&c, a);
+    tl_iter_config_add_input(&c, b);
+    c.static_dtype = result;
+    c.cast_common_dtype_to_outputs = true;
+    c.enforce_safe_casting_to_output = true;
+    const bool keep[4] = {false, true, false, false}; /* cond stays bool */
+    return run_op(&c, tl_where_kernel_get((int)tl_itemsize(result)), NULL,
+                  result, result, keep, TL_DEV_WHERE, 0, NULL);
+}
+
+/* ---- clamp ------------------------------------------------------------------------ */
+
+tl_tensor_impl *tl_op_clamp(tl_tensor_impl *out, tl_tensor_impl *a,
+                            tl_tensor_impl *lo, tl_tensor_impl *hi)
+{
+    if (!a) {
+        tl_error(TL_ERR_VALUE, "clamp: the operand is NULL");
+        return NULL;
+    }
+    if (!lo && !hi) {
+        tl_error(TL_ERR_VALUE,
+                 "torch.clamp: At least one of 'min' or 'max' must not be "
+                 "None");
+        return NULL;
+    }
+    tl_tensor_impl *all[3] = {a, lo, hi};
+    const int result = tl_result_type(3, all);
+    if (kind_of(result) == TL_KIND_COMPLEX) {
+        tl_error(TL_ERR_TYPE, "clamp is not supported for complex types");
+        return NULL;
+    }
+    const int kdt = kernel_dtype(result);
+    tl_iter_loop2d kernel;
+    int dev_kind = TL_DEV_CLAMP, dev_op = 0;
+    tl_iter_config c;
+    tl_iter_config_init(&c);
+    tl_iter_config_add_output(&c, out);
+    tl_iter_config_add_input(&c, a);
+    if (lo && hi) {
+        tl_iter_config_add_input(&c, lo);
+        tl_iter_config_add_input(&c, hi);
+        kernel = tl_clamp_kernel_get(kdt);
+    } else {
+        dev_kind = TL_DEV_BINARY;
+        dev_op = lo ? TL_BINARY_MAXIMUM : TL_BINARY_MINIMUM;
+        /* One bound: NaN-propagating maximum / minimum. */
+        tl_iter_config_add_input(&c, lo ? lo : hi);
+        kernel = tl_binary_kernel_get(lo ? TL_BINARY_MAXIMUM
+                                         : TL_BINARY_MINIMUM, kdt);
+    }
+    if (!kernel) {
+        tl_error(TL_ERR_TYPE, "clamp is not supported for %s", dname(result));
+        return NULL;
+    }
+    c.static_dtype = result;
+    c.cast_common_dtype_to_outputs = true;
+    c.enforce_safe_casting_to_output = true;
+    return run_op(&c, kernel, NULL, result, kdt, NULL, dev_kind, dev_op,
+                  NULL);
+}

@@ -1,0 +1,318 @@
+/* csrc/core/parallel.c — a small pthread pool: parallel loops over
+ * contiguous ranges or fixed chunks, the thread count, fork safety, and the
+ * hooks that let the Python layer release the GIL around big loops.  It
+ * knows nothing of tensors; it mallocs only its thread table. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "parallel.h"
+#include "tensorlib/status.h"
+
+/* Note [Thread pool]
+ * Workers sleep on work_cv until `generation` moves.  A caller (one at a
+ * time: job_mu; a second caller, or a nested one, runs its loop serially)
+ * publishes a job -- task, ctx, ntasks -- under mu, bumps the generation
+ * and runs tasks itself too.  Tasks are claimed with an atomic counter.  A
+ * worker joining a job counts itself in `active` under mu and reads the
+ * job there, so it never mixes two jobs; the caller returns once every
+ * task is done and no worker is still inside the job.  Workers with an id
+ * at or above the job's `want` sit it out, so tl_set_num_threads can lower
+ * the count without stopping threads.
+ *
+ * fork(): the prepare handler takes job_mu and mu, so no job is half
+ * published; in the child the workers are gone, so the handler forgets
+ * them, unlocks, and re-creates the condition variables (their waiters
+ * vanished with the parent's threads).  Workers are created again lazily
+ * on the next parallel loop. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_mutex_t job_mu;
+    pthread_cond_t work_cv;
+    pthread_cond_t done_cv;
+    pthread_t *threads; /* malloc'd; nworkers entries in use */
+    int nworkers;
+    int cap;
+    uint64_t generation;
+    void (*task)(void *ctx, int64_t t);
+    void *ctx;
+    int64_t ntasks;
+    int want; /* workers 0 .. want-1 take part in this job */
+    int active;
+    atomic_llong next;
+    atomic_llong pending;
+} pool = {
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+    .job_mu = PTHREAD_MUTEX_INITIALIZER,
+    .work_cv = PTHREAD_COND_INITIALIZER,
+    .done_cv = PTHREAD_COND_INITIALIZER,
+};
+
+static atomic_int num_threads; /* 0: not set, use the core count */
+static _Thread_local int in_region;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void *(*release_hook)(void);
+static void (*reacquire_hook)(void *);
+
+bool tl_parallel_in_region(void) { return in_region != 0; }
+
+void tl_parallel_set_release_hooks(void *(*release)(void),
+                                   void (*reacquire)(void *token))
+{
+    release_hook = release;
+    reacquire_hook = reacquire;
+}
+
+void *tl_parallel_release(void)
+{
+    return release_hook ? release_hook() : NULL;
+}
+
+void tl_parallel_reacquire(void *token)
+{
+    if (reacquire_hook) {
+        reacquire_hook(token);
+    }
+}
+
+static int default_threads(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0) {
+            return n;
+        }
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int tl_set_num_threads(int n)
+{
+    if (n < 1) {
+        return tl_error(TL_ERR_VALUE,
+                        "set_num_threads: the number of threads must be "
+                        "positive, got %d", n);
+    }
+    if (n > 1024) {
+        n = 1024;
+    }
+    atomic_store(&num_threads, n);
+    return 0;
+}
+
+int tl_get_num_threads(void)
+{
+    int n = atomic_load(&num_threads);
+    if (n == 0) {
+        n = default_threads();
+        int expected = 0;
+        atomic_compare_exchange_strong(&num_threads, &expected, n);
+        n = atomic_load(&num_threads);
+    }
+    return n;
+}
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&pool.job_mu);
+    pthread_mutex_lock(&pool.mu);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.job_mu);
+}
+
+static void fork_child(void)
+{
+    free(pool.threads);
+    pool.threads = NULL;
+    pool.nworkers = 0;
+    pool.cap = 0;
+    pool.active = 0;
+    atomic_store(&pool.pending, 0);
+    pthread_cond_init(&pool.work_cv, NULL);
+    pthread_cond_init(&pool.done_cv, NULL);
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.job_mu);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* Claims and runs tasks until none is left. */
+static void run_tasks(void (*task)(void *, int64_t), void *ctx, int64_t n)
+{
+    int64_t done = 0;
+    for (;;) {
+        int64_t t = atomic_fetch_add(&pool.next, 1);
+        if (t >= n) {
+            break;
+        }
+        task(ctx, t);
+        done++;
+    }
+    if (done) {
+        atomic_fetch_sub(&pool.pending, done);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    const int id = (int)(intptr_t)arg;
+    in_region = 1;
+    pthread_mutex_lock(&pool.mu);
+    uint64_t seen = pool.generation;
+    for (;;) {
+        while (pool.generation == seen) {
+            pthread_cond_wait(&pool.work_cv, &pool.mu);
+        }
+        seen = pool.generation;
+        if (id >= pool.want) {
+            continue;
+        }
+        void (*task)(void *, int64_t) = pool.task;
+        void *ctx = pool.ctx;
+        int64_t n = pool.ntasks;
+        pool.active++;
+        pthread_mutex_unlock(&pool.mu);
+        run_tasks(task, ctx, n);
+        pthread_mutex_lock(&pool.mu);
+        pool.active--;
+        pthread_cond_broadcast(&pool.done_cv);
+    }
+    return NULL; /* not reached: workers live as long as the process */
+}
+
+/* Makes at least n workers (fewer if the system refuses).  Called with mu
+ * held.  Returns: the number of workers. */
+static int ensure_workers(int n)
+{
+    if (n > pool.cap) {
+        pthread_t *t = realloc(pool.threads, (size_t)n * sizeof *t);
+        if (!t) {
+            return pool.nworkers;
+        }
+        pool.threads = t;
+        pool.cap = n;
+    }
+    while (pool.nworkers < n) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&pool.threads[pool.nworkers], &attr,
+                                worker_main,
+                                (void *)(intptr_t)pool.nworkers);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            break;
+        }
+        pool.nworkers++;
+    }
+    return pool.nworkers;
+}
+
+/* Runs task(ctx, t) for t in [0, ntasks) on up to nthreads threads (the
+ * caller included).  Returns false, having run nothing, when the pool is
+ * unavailable (busy, nested, or no workers): the caller runs serially. */
+static bool pool_run(int nthreads, int64_t ntasks,
+                     void (*task)(void *, int64_t), void *ctx)
+{
+    if (in_region || nthreads <= 1 || ntasks <= 1) {
+        return false;
+    }
+    pthread_once(&atfork_once, register_atfork);
+    if (pthread_mutex_trylock(&pool.job_mu) != 0) {
+        return false;
+    }
+    pthread_mutex_lock(&pool.mu);
+    int workers = ensure_workers(nthreads - 1);
+    if (workers == 0) {
+        pthread_mutex_unlock(&pool.mu);
+        pthread_mutex_unlock(&pool.job_mu);
+        return false;
+    }
+    pool.task = task;
+    pool.ctx = ctx;
+    pool.ntasks = ntasks;
+    pool.want = nthreads - 1 < workers ? nthreads - 1 : workers;
+    atomic_store(&pool.next, 0);
+    atomic_store(&pool.pending, ntasks);
+    pool.generation++;
+    pthread_cond_broadcast(&pool.work_cv);
+    pthread_mutex_unlock(&pool.mu);
+
+    in_region = 1;
+    run_tasks(task, ctx, ntasks);
+    in_region = 0;
+
+    pthread_mutex_lock(&pool.mu);
+    while (atomic_load(&pool.pending) > 0 || pool.active > 0) {
+        pthread_cond_wait(&pool.done_cv, &pool.mu);
+    }
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.job_mu);
+    return true;
+}
+
+typedef struct {
+    void (*fn)(void *ctx, int64_t begin, int64_t end);
+    void *ctx;
+    int64_t n;
+    int64_t parts;
+} range_job;
+
+static void range_task(void *vctx, int64_t t)
+{
+    const range_job *j = vctx;
+    int64_t base = j->n / j->parts, rem = j->n % j->parts;
+    int64_t begin = t * base + (t < rem ? t : rem);
+    int64_t end = begin + base + (t < rem ? 1 : 0);
+    if (begin < end) {
+        j->fn(j->ctx, begin, end);
+    }
+}
+
+void tl_parallel_for(int64_t n, int64_t grain,
+                     void (*fn)(void *ctx, int64_t begin, int64_t end),
+                     void *ctx)
+{
+    if (n <= 0) {
+        return;
+    }
+    int64_t nt = tl_get_num_threads();
+    int64_t max_parts = grain > 0 ? n / grain + (n % grain != 0) : n;
+    if (nt > max_parts) {
+        nt = max_parts;
+    }
+    range_job j = {fn, ctx, n, nt};
+    if (!pool_run((int)nt, nt, range_task, &j)) {
+        fn(ctx, 0, n);
+    }
+}
+
+void tl_parallel_chunks(int64_t nchunks, void (*fn)(void *ctx, int64_t chunk),
+                        void *ctx)
+{
+    if (nchunks <= 0) {
+        return;
+    }
+    int64_t nt = tl_get_num_threads();
+    if (nt > nchunks) {
+        nt = nchunks;
+    }
+    if (!pool_run((int)nt, nchunks, fn, ctx)) {
+        for (int64_t c = 0; c < nchunks; c++) {
+            fn(ctx, c);
+        }
+    }
+}

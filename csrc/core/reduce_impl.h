@@ -1,0 +1,128 @@
+/* csrc/core/reduce_impl.h — internal: what the reduction driver
+ * (reduce.c) and the reduction kernels (reduce_kernels.c) share: the
+ * accumulator record, the reduced-index space, and the kernel table.  Not
+ * part of the public API (see csrc/include/tensorlib/reduce.h). */
+#ifndef TENSORLIB_CSRC_CORE_REDUCE_IMPL_H
+#define TENSORLIB_CSRC_CORE_REDUCE_IMPL_H
+#ifndef TL_BUILDING_LIB
+#error "csrc/core/reduce_impl.h is internal to tensorlib"
+#endif
+
+#include <stdint.h>
+
+#include "tensorlib/reduce.h"
+#include "tensorlib/base.h"
+
+/* Note [Reduction accumulators]
+ * One record per (output element, chunk of reduced elements).  What the
+ * four doubles hold depends on the kernel family and the input dtype:
+ * - sum / prod of bool and integers: u[0], wrapping uint64;
+ * - sum of float16/bfloat16/float32, prod of any real float: d[0];
+ * - sum of float64: d[0] + d[1] (a compensated pair, hi and lo);
+ * - sum / prod of complex64, prod of complex128: d[0] + i d[1];
+ * - sum of complex128: re d[0] + d[2], im d[1] + d[3] (compensated);
+ * - amax/amin and the value of argmax/argmin: s[0] (signed integers and
+ *   bool), u[0] (unsigned), d[0] (floats, exact); idx the element's index
+ *   along the reduced dim (arg families);
+ * - any/all: u[0] (0 or 1);
+ * - var/std (second pass): d[0] the sum of squared deviations, d[1] (and
+ *   d[2] for complex) the sum of deviations (re, im). */
+typedef struct tl_racc {
+    union {
+        double d[4];
+        uint64_t u[4];
+        int64_t s[4];
+    } v;
+    int64_t idx;
+} tl_racc;
+
+/* The reduced dims of one output element: nr dims, dim 0 fastest, sizes and
+ * byte strides into the input.  The flat reduced index r walks them with
+ * dim 0 fastest. */
+typedef struct tl_rspace {
+    int nr;
+    int64_t size[TL_MAX_DIMS];
+    int64_t stride[TL_MAX_DIMS];
+} tl_rspace;
+
+/* Byte offset of flat reduced index r; fills idx (nr entries). */
+static inline int64_t tl_rspace_seek(const tl_rspace *rs, int64_t r,
+                                     int64_t *idx)
+{
+    int64_t off = 0;
+    for (int d = 0; d < rs->nr; d++) {
+        idx[d] = r % rs->size[d];
+        r /= rs->size[d];
+        off += idx[d] * rs->stride[d];
+    }
+    return off;
+}
+
+/* Advances idx by one; returns the new byte offset given the old one. */
+static inline int64_t tl_rspace_next(const tl_rspace *rs, int64_t *idx,
+                                     int64_t off)
+{
+    for (int d = 0; d < rs->nr; d++) {
+        off += rs->stride[d];
+        if (++idx[d] < rs->size[d]) {
+            return off;
+        }
+        off -= rs->stride[d] * rs->size[d];
+        idx[d] = 0;
+    }
+    return off;
+}
+
+/* Kernel families (one per accumulator meaning). */
+enum {
+    TL_RF_SUM = 0,
+    TL_RF_PROD,
+    TL_RF_MAX,
+    TL_RF_MIN,
+    TL_RF_ARGMAX,
+    TL_RF_ARGMIN,
+    TL_RF_ANY,
+    TL_RF_ALL,
+    TL_RF_VAR, /* second pass of var/std: aux holds each output's mean */
+    TL_RF_COUNT
+};
+
+/* What finishing a record needs. */
+typedef struct tl_rfinish {
+    int64_t count;     /* reduced elements per output (N) */
+    bool mean;         /* sum: divide by count */
+    double correction; /* var */
+    bool take_sqrt;    /* std */
+} tl_rfinish;
+
+/* Columns processed by one cols() call at most. */
+#define TL_REDUCE_TILE 512
+
+typedef struct tl_rkernel {
+    /* dtype finish() writes. */
+    int final_dtype;
+    /* Partial results combine pairwise (sums) rather than in order. */
+    bool pairwise;
+    /* a = a (earlier elements) combined with b (later ones). */
+    void (*combine)(tl_racc *a, const tl_racc *b);
+    /* Reduces n >= 1 elements at p (byte stride s) into *res (overwritten).
+     * idx0: reduced index of element 0 (arg families).  aux: this output's
+     * auxiliary record (var: the mean), else NULL. */
+    void (*row)(const char *p, int64_t n, int64_t s, int64_t idx0,
+                const tl_racc *aux, tl_racc *res);
+    /* For n <= TL_REDUCE_TILE columns (byte stride cs) starting at base:
+     * reduces the rows r in [rb, re) of rs (row r of column j at
+     * base + offset(r) + j * cs) into res[0..n) (overwritten).  The
+     * reduced index of row r is r (arg families have one reduced dim).
+     * aux: n auxiliary records, or NULL. */
+    void (*cols)(const char *base, int64_t n, int64_t cs, const tl_rspace *rs,
+                 int64_t rb, int64_t re, const tl_racc *aux, tl_racc *res);
+    /* Writes the value of *a as final_dtype at dst (aligned). */
+    void (*finish)(const tl_racc *a, const tl_rfinish *f, void *dst);
+} tl_rkernel;
+
+/* The kernel of family fam reading dtype dt, or NULL when the pair is not
+ * supported. */
+const tl_rkernel *tl_reduce_kernel_get(int fam, int dt);
+
+#endif /* TENSORLIB_CSRC_CORE_REDUCE_IMPL_H */

@@ -1,0 +1,1207 @@
+/* csrc/core/reduce_kernels.c — the CPU reduction kernels: for each family
+ * (sum, prod, max, min, argmax, argmin, any, all, and the second pass of
+ * var) and each input dtype, a row kernel (one output, its reduced elements
+ * along a run: contiguous runs take vectorisable multi-lane loops) and a
+ * cols kernel (a tile of outputs whose inputs are adjacent in memory,
+ * accumulated row by row with vectorisable inner loops: the layout of a
+ * sum over dim 0 of a C-contiguous matrix).  See Note [Reduction
+ * accumulators] in reduce_impl.h for what each family keeps. */
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "reduce_impl.h"
+
+TL_KERNEL_OPTIMIZE
+
+/* Note [Summation accuracy]
+ * - float16/bfloat16/float32 accumulate in float64: a run of up to
+ *   RCHUNK (reduce.c) elements in 16 float64 lanes, then the partials of
+ *   runs and chunks combine pairwise.  The only rounding that matters is
+ *   the final one to the result dtype (at most 1/2 ulp), so these sums are
+ *   at least as accurate as NumPy's float32 pairwise summation.
+ * - float64 (and complex128) runs accumulate in 8 compensated lanes
+ *   (Knuth's two-sum: each lane carries its rounding error), so a run's
+ *   error is about one ulp whatever its length; partials of runs and
+ *   chunks combine as compensated pairs too.
+ * - In the cols layout (an outer reduction), rows are summed pairwise:
+ *   blocks of SUM_LEAF rows accumulate in order and the blocks combine
+ *   as a binary tree, in the accumulation dtype (float64 for float16,
+ *   bfloat16 and float32), which beats NumPy's row-by-row accumulation
+ *   of an outer axis.
+ * Integer sums and products wrap in uint64 arithmetic (no UB). */
+#define SUM_LEAF 64
+#define SUM_MAXDEPTH 10
+#define TILE TL_REDUCE_TILE
+
+/* ---- loads -------------------------------------------------------------- */
+
+#define LDH(x) tl_k_half_to_float(x)
+#define LDBF(x) tl_k_bf16_to_float(x)
+#define LDID(x) (x)
+#define LDB(x) ((uint8_t)((x) != 0))
+
+/* To the uint64 accumulator of integer sums: sign extension for signed
+ * types, so that wrapping uint64 arithmetic equals int64 arithmetic. */
+#define U64S(x) ((uint64_t)(int64_t)(x))
+#define U64U(x) ((uint64_t)(x))
+#define U64B(x) ((uint64_t)((x) != 0))
+
+static inline void two_sum(double a, double b, double *s, double *e)
+{
+    const double x = a + b;
+    const double bp = x - a;
+    *e = (a - (x - bp)) + (b - bp);
+    *s = x;
+}
+
+/* (hi, lo) += (bhi, blo), compensated. */
+static inline void dd_add(double *hi, double *lo, double bhi, double blo)
+{
+    double s, e;
+    two_sum(*hi, bhi, &s, &e);
+    e += *lo + blo;
+    *hi = s + e;
+    *lo = e - (*hi - s);
+}
+
+/* ---- shared combine / finish -------------------------------------------- */
+
+static void comb_u_add(tl_racc *a, const tl_racc *b) { a->v.u[0] += b->v.u[0]; }
+static void comb_u_mul(tl_racc *a, const tl_racc *b) { a->v.u[0] *= b->v.u[0]; }
+static void comb_u_or(tl_racc *a, const tl_racc *b) { a->v.u[0] |= b->v.u[0]; }
+static void comb_u_and(tl_racc *a, const tl_racc *b) { a->v.u[0] &= b->v.u[0]; }
+static void comb_d_add(tl_racc *a, const tl_racc *b) { a->v.d[0] += b->v.d[0]; }
+static void comb_d_mul(tl_racc *a, const tl_racc *b) { a->v.d[0] *= b->v.d[0]; }
+
+static void comb_dd_add(tl_racc *a, const tl_racc *b)
+{
+    dd_add(&a->v.d[0], &a->v.d[1], b->v.d[0], b->v.d[1]);
+}
+
+static void comb_c_add(tl_racc *a, const tl_racc *b)
+{
+    a->v.d[0] += b->v.d[0];
+    a->v.d[1] += b->v.d[1];
+}
+
+static void comb_cdd_add(tl_racc *a, const tl_racc *b)
+{
+    dd_add(&a->v.d[0], &a->v.d[2], b->v.d[0], b->v.d[2]);
+    dd_add(&a->v.d[1], &a->v.d[3], b->v.d[1], b->v.d[3]);
+}
+
+static void comb_c_mul(tl_racc *a, const tl_racc *b)
+{
+    tl_c128 x = CMPLX(a->v.d[0], a->v.d[1]);
+    tl_c128 y = CMPLX(b->v.d[0], b->v.d[1]);
+    tl_c128 z = x * y;
+    a->v.d[0] = creal(z);
+    a->v.d[1] = cimag(z);
+}
+
+static void comb_var(tl_racc *a, const tl_racc *b)
+{
+    a->v.d[0] += b->v.d[0];
+    a->v.d[1] += b->v.d[1];
+    a->v.d[2] += b->v.d[2];
+}
+
+static void fin_u(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    memcpy(dst, &a->v.u[0], 8); /* int64 or uint64: the same bits */
+}
+
+static void fin_s(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    memcpy(dst, &a->v.s[0], 8);
+}
+
+static void fin_bool(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    *(uint8_t *)dst = a->v.u[0] != 0;
+}
+
+static void fin_d(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    double v = a->v.d[0];
+    if (f->mean) {
+        v /= (double)f->count;
+    }
+    *(double *)dst = v;
+}
+
+static void fin_dd(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    double v = a->v.d[0] + a->v.d[1];
+    if (f->mean) {
+        v = a->v.d[0] / (double)f->count + a->v.d[1] / (double)f->count;
+    }
+    *(double *)dst = v;
+}
+
+static void fin_c(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    double re = a->v.d[0], im = a->v.d[1];
+    if (f->mean) {
+        re /= (double)f->count;
+        im /= (double)f->count;
+    }
+    ((double *)dst)[0] = re;
+    ((double *)dst)[1] = im;
+}
+
+static void fin_cdd(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    double re = a->v.d[0] + a->v.d[2], im = a->v.d[1] + a->v.d[3];
+    if (f->mean) {
+        re = a->v.d[0] / (double)f->count + a->v.d[2] / (double)f->count;
+        im = a->v.d[1] / (double)f->count + a->v.d[3] / (double)f->count;
+    }
+    ((double *)dst)[0] = re;
+    ((double *)dst)[1] = im;
+}
+
+static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    const double n = (double)f->count;
+    double ss = a->v.d[0] - (a->v.d[1] * a->v.d[1] + a->v.d[2] * a->v.d[2]) / n;
+    if (ss < 0) {
+        ss = 0;
+    }
+    double div = n - f->correction;
+    if (div < 0) {
+        div = 0;
+    }
+    double v = ss / div;
+    *(double *)dst = f->take_sqrt ? sqrt(v) : v;
+}
+
+/* ---- sums: contiguous lane kernels --------------------------------------- */
+
+/* Sums m floats at q; even-indexed elements go to out[0], odd ones to
+ * out[1] (real and imaginary parts of complex64).  Blocks of 128 elements
+ * accumulate in 16 float32 lanes (8 elements per lane, a rounding error of
+ * at most 7 ulps of a partial of 8 elements), and the blocks in 16 float64
+ * lanes: vectorised, and far more accurate than the final rounding. */
+static void lanes_f32(const float *q, int64_t m, double out[2])
+{
+    double acc[16] = {0};
+    int64_t i = 0;
+    for (; i + 128 <= m; i += 128) {
+        float b[16];
+        for (int k = 0; k < 16; k++) {
+            b[k] = q[i + k];
+        }
+        for (int j = 16; j < 128; j += 16) {
+            for (int k = 0; k < 16; k++) {
+                b[k] += q[i + j + k];
+            }
+        }
+        for (int k = 0; k < 16; k++) {
+            acc[k] += (double)b[k];
+        }
+    }
+    for (int k = 0; i < m; i++, k = (k + 1) & 15) {
+        acc[k] += (double)q[i];
+    }
+    double e = 0, o = 0;
+    for (int k = 0; k < 16; k += 2) {
+        e += acc[k];
+        o += acc[k + 1];
+    }
+    out[0] = e;
+    out[1] = o;
+}
+
+/* Compensated sum of m doubles at q in 8 lanes; even-indexed elements go to
+ * (hi[0], lo[0]), odd ones to (hi[1], lo[1]). */
+static void lanes_f64(const double *q, int64_t m, double hi[2], double lo[2])
+{
+    double h[8] = {0}, l[8] = {0};
+    int64_t i = 0;
+    for (; i + 8 <= m; i += 8) {
+        for (int k = 0; k < 8; k++) {
+            const double x = q[i + k];
+            const double t = h[k] + x;
+            const double bp = t - h[k];
+            l[k] += (h[k] - (t - bp)) + (x - bp);
+            h[k] = t;
+        }
+    }
+    for (int k = 0; i < m; i++, k++) {
+        const double x = q[i];
+        const double t = h[k] + x;
+        const double bp = t - h[k];
+        l[k] += (h[k] - (t - bp)) + (x - bp);
+        h[k] = t;
+    }
+    double eh = 0, el = 0, oh = 0, ol = 0;
+    for (int k = 0; k < 8; k += 2) {
+        dd_add(&eh, &el, h[k], l[k]);
+        dd_add(&oh, &ol, h[k + 1], l[k + 1]);
+    }
+    hi[0] = eh;
+    lo[0] = el;
+    hi[1] = oh;
+    lo[1] = ol;
+}
+
+/* Compensated strided sum of n doubles (byte stride s). */
+static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
+                        double *lo)
+{
+    double h = 0, l = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double x = *(const double *)(p + i * s);
+        const double t = h + x;
+        const double bp = t - h;
+        l += (h - (t - bp)) + (x - bp);
+        h = t;
+    }
+    *hi = h;
+    *lo = l;
+}
+
+/* ---- sums: integers and bool --------------------------------------------- */
+
+#define DEF_ISUM(N, T, CVU)                                                 \
+    static void sum_row_##N(const char *p, int64_t n, int64_t s,             \
+                            int64_t idx0, const tl_racc *aux, tl_racc *res)  \
+    {                                                                       \
+        uint64_t acc[8] = {0};                                              \
+        int64_t i = 0;                                                      \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            const T *q = (const T *)p;                                      \
+            for (; i + 8 <= n; i += 8) {                                    \
+                for (int k = 0; k < 8; k++) {                               \
+                    acc[k] += CVU(q[i + k]);                                \
+                }                                                           \
+            }                                                               \
+            for (; i < n; i++) {                                            \
+                acc[0] += CVU(q[i]);                                        \
+            }                                                               \
+        } else {                                                            \
+            for (; i < n; i++) {                                            \
+                acc[i & 7] += CVU(*(const T *)(p + i * s));                 \
+            }                                                               \
+        }                                                                   \
+        uint64_t t = 0;                                                     \
+        for (int k = 0; k < 8; k++) {                                       \
+            t += acc[k];                                                    \
+        }                                                                   \
+        res->v.u[0] = t;                                                    \
+    }                                                                       \
+    static void sum_cols_##N(const char *base, int64_t n, int64_t cs,        \
+                             const tl_rspace *rs, int64_t rb, int64_t re,    \
+                             const tl_racc *aux, tl_racc *res)               \
+    {                                                                       \
+        uint64_t acc[TILE];                                                 \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            acc[j] = 0;                                                     \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            if (cs == (int64_t)sizeof(T)) {                                 \
+                const T *q = (const T *)p;                                  \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] += CVU(q[j]);                                    \
+                }                                                           \
+            } else {                                                        \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] += CVU(*(const T *)(p + j * cs));                \
+                }                                                           \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.u[0] = acc[j];                                         \
+        }                                                                   \
+    }
+
+DEF_ISUM(b, uint8_t, U64B)
+DEF_ISUM(u8, uint8_t, U64U)
+DEF_ISUM(i8, int8_t, U64S)
+DEF_ISUM(i16, int16_t, U64S)
+DEF_ISUM(u16, uint16_t, U64U)
+DEF_ISUM(i32, int32_t, U64S)
+DEF_ISUM(u32, uint32_t, U64U)
+DEF_ISUM(i64, int64_t, U64S)
+DEF_ISUM(u64, uint64_t, U64U)
+
+/* ---- sums: floats -------------------------------------------------------- */
+
+/* Pairwise cols accumulation (Note [Summation accuracy]).  acc holds n
+ * float64 sums (zeroed by the caller); tmp has SUM_MAXDEPTH rows of
+ * TILE. */
+#define DEF_FCOLS(N, T, LD)                                                 \
+    static void fcols_##N(const char *base, int64_t n, int64_t cs,           \
+                          const tl_rspace *rs, int64_t rb, int64_t re,       \
+                          double *acc, double *tmp, int depth)               \
+    {                                                                       \
+        if (re - rb > SUM_LEAF && depth < SUM_MAXDEPTH) {                   \
+            const int64_t mid = rb + (re - rb) / 2;                         \
+            fcols_##N(base, n, cs, rs, rb, mid, acc, tmp, depth + 1);       \
+            double *t = tmp + (int64_t)depth * TILE;                        \
+            for (int64_t j = 0; j < n; j++) {                               \
+                t[j] = 0;                                                   \
+            }                                                               \
+            fcols_##N(base, n, cs, rs, mid, re, t, tmp, depth + 1);         \
+            for (int64_t j = 0; j < n; j++) {                               \
+                acc[j] += t[j];                                             \
+            }                                                               \
+            return;                                                         \
+        }                                                                   \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            if (cs == (int64_t)sizeof(T)) {                                 \
+                const T *q = (const T *)p;                                  \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] += (double)LD(q[j]);                             \
+                }                                                           \
+            } else {                                                        \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] += (double)LD(*(const T *)(p + j * cs));         \
+                }                                                           \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+    }                                                                       \
+    static void sum_cols_##N(const char *base, int64_t n, int64_t cs,        \
+                             const tl_rspace *rs, int64_t rb, int64_t re,    \
+                             const tl_racc *aux, tl_racc *res)               \
+    {                                                                       \
+        double acc[TILE];                                                   \
+        double tmp[SUM_MAXDEPTH * TILE];                                    \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            acc[j] = 0;                                                     \
+        }                                                                   \
+        fcols_##N(base, n, cs, rs, rb, re, acc, tmp, 0);                    \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.d[0] = acc[j];                                         \
+            res[j].v.d[1] = 0;                                              \
+        }                                                                   \
+    }
+
+DEF_FCOLS(f16, uint16_t, LDH)
+DEF_FCOLS(bf16, uint16_t, LDBF)
+DEF_FCOLS(f32g, float, LDID)
+DEF_FCOLS(f64, double, LDID)
+
+/* float32 cols, contiguous columns: blocks of 8 rows add in float32 (a
+ * tree of 3 roundings, on partials of 8 elements), and the blocks
+ * accumulate in float64.  8 row loads and one float64 update per element
+ * and block: this runs at memory speed (Note [Summation accuracy]).  The
+ * arrays are restrict so the loop vectorises without alias checks. */
+static void cols8_f32(double *restrict acc, const float *restrict q0,
+                      const float *restrict q1, const float *restrict q2,
+                      const float *restrict q3, const float *restrict q4,
+                      const float *restrict q5, const float *restrict q6,
+                      const float *restrict q7, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        const float s = ((q0[j] + q1[j]) + (q2[j] + q3[j])) +
+                        ((q4[j] + q5[j]) + (q6[j] + q7[j]));
+        acc[j] += (double)s;
+    }
+}
+
+static void cols1_f32(double *restrict acc, const float *restrict q,
+                      int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        acc[j] += (double)q[j];
+    }
+}
+
+static void sum_cols_f32(const char *base, int64_t n, int64_t cs,
+                         const tl_rspace *rs, int64_t rb, int64_t re,
+                         const tl_racc *aux, tl_racc *res)
+{
+    double acc[TILE];
+    if (cs != (int64_t)sizeof(float)) {
+        sum_cols_f32g(base, n, cs, rs, rb, re, aux, res);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        acc[j] = 0;
+    }
+    int64_t idx[TL_MAX_DIMS];
+    int64_t off = tl_rspace_seek(rs, rb, idx);
+    int64_t r = rb;
+    for (; re - r >= 8; r += 8) {
+        const float *q[8];
+        for (int k = 0; k < 8; k++) {
+            q[k] = (const float *)(base + off);
+            off = tl_rspace_next(rs, idx, off);
+        }
+        cols8_f32(acc, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], n);
+    }
+    for (; r < re; r++) {
+        cols1_f32(acc, (const float *)(base + off), n);
+        off = tl_rspace_next(rs, idx, off);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        res[j].v.d[0] = acc[j];
+        res[j].v.d[1] = 0;
+    }
+}
+
+/* float16 / bfloat16: converted element by element. */
+#define DEF_HSUM_ROW(N, LD)                                                 \
+    static void sum_row_##N(const char *p, int64_t n, int64_t s,             \
+                            int64_t idx0, const tl_racc *aux, tl_racc *res)  \
+    {                                                                       \
+        double acc[8] = {0};                                                \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            acc[i & 7] += (double)LD(*(const uint16_t *)(p + i * s));       \
+        }                                                                   \
+        res->v.d[0] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) +             \
+                      ((acc[4] + acc[5]) + (acc[6] + acc[7]));              \
+    }
+
+DEF_HSUM_ROW(f16, LDH)
+DEF_HSUM_ROW(bf16, LDBF)
+
+static void sum_row_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
+                        const tl_racc *aux, tl_racc *res)
+{
+    if (s == (int64_t)sizeof(float)) {
+        double o[2];
+        lanes_f32((const float *)p, n, o);
+        res->v.d[0] = o[0] + o[1];
+        return;
+    }
+    double acc[4] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        acc[i & 3] += (double)*(const float *)(p + i * s);
+    }
+    res->v.d[0] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
+                        const tl_racc *aux, tl_racc *res)
+{
+    if (s == (int64_t)sizeof(double)) {
+        double hi[2], lo[2];
+        lanes_f64((const double *)p, n, hi, lo);
+        dd_add(&hi[0], &lo[0], hi[1], lo[1]);
+        res->v.d[0] = hi[0];
+        res->v.d[1] = lo[0];
+        return;
+    }
+    strided_f64(p, n, s, &res->v.d[0], &res->v.d[1]);
+}
+
+/* ---- sums: complex ------------------------------------------------------- */
+
+static void sum_row_c64(const char *p, int64_t n, int64_t s, int64_t idx0,
+                        const tl_racc *aux, tl_racc *res)
+{
+    if (s == (int64_t)sizeof(tl_c64)) {
+        double o[2];
+        lanes_f32((const float *)p, 2 * n, o);
+        res->v.d[0] = o[0];
+        res->v.d[1] = o[1];
+        return;
+    }
+    double re = 0, im = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float *z = (const float *)(p + i * s);
+        re += (double)z[0];
+        im += (double)z[1];
+    }
+    res->v.d[0] = re;
+    res->v.d[1] = im;
+}
+
+static void sum_row_c128(const char *p, int64_t n, int64_t s, int64_t idx0,
+                         const tl_racc *aux, tl_racc *res)
+{
+    if (s == (int64_t)sizeof(tl_c128)) {
+        double hi[2], lo[2];
+        lanes_f64((const double *)p, 2 * n, hi, lo);
+        res->v.d[0] = hi[0];
+        res->v.d[2] = lo[0];
+        res->v.d[1] = hi[1];
+        res->v.d[3] = lo[1];
+        return;
+    }
+    strided_f64(p, n, s, &res->v.d[0], &res->v.d[2]);
+    strided_f64(p + sizeof(double), n, s, &res->v.d[1], &res->v.d[3]);
+}
+
+/* Complex cols: the real and imaginary parts as two float cols passes. */
+static void sum_cols_c64(const char *base, int64_t n, int64_t cs,
+                         const tl_rspace *rs, int64_t rb, int64_t re,
+                         const tl_racc *aux, tl_racc *res)
+{
+    double acc[TILE];
+    double tmp[SUM_MAXDEPTH * TILE];
+    for (int part = 0; part < 2; part++) {
+        for (int64_t j = 0; j < n; j++) {
+            acc[j] = 0;
+        }
+        /* One part of each complex64: strided float columns (cs is at
+         * least 8, or 0). */
+        fcols_f32g(base + part * (int64_t)sizeof(float), n, cs, rs, rb, re,
+                  acc, tmp, 0);
+        for (int64_t j = 0; j < n; j++) {
+            res[j].v.d[part] = acc[j];
+        }
+    }
+}
+
+static void sum_cols_c128(const char *base, int64_t n, int64_t cs,
+                          const tl_rspace *rs, int64_t rb, int64_t re,
+                          const tl_racc *aux, tl_racc *res)
+{
+    double acc[TILE];
+    double tmp[SUM_MAXDEPTH * TILE];
+    for (int part = 0; part < 2; part++) {
+        for (int64_t j = 0; j < n; j++) {
+            acc[j] = 0;
+        }
+        fcols_f64(base + part * (int64_t)sizeof(double), n, cs, rs, rb, re,
+                  acc, tmp, 0);
+        for (int64_t j = 0; j < n; j++) {
+            res[j].v.d[part] = acc[j];
+            res[j].v.d[part + 2] = 0;
+        }
+    }
+}
+
+/* ---- products ------------------------------------------------------------ */
+
+#define DEF_IPROD(N, T, CVU)                                                \
+    static void prod_row_##N(const char *p, int64_t n, int64_t s,            \
+                             int64_t idx0, const tl_racc *aux, tl_racc *res) \
+    {                                                                       \
+        uint64_t acc[8] = {1, 1, 1, 1, 1, 1, 1, 1};                         \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            acc[i & 7] *= CVU(*(const T *)(p + i * s));                     \
+        }                                                                   \
+        uint64_t t = 1;                                                     \
+        for (int k = 0; k < 8; k++) {                                       \
+            t *= acc[k];                                                    \
+        }                                                                   \
+        res->v.u[0] = t;                                                    \
+    }                                                                       \
+    static void prod_cols_##N(const char *base, int64_t n, int64_t cs,       \
+                              const tl_rspace *rs, int64_t rb, int64_t re,   \
+                              const tl_racc *aux, tl_racc *res)              \
+    {                                                                       \
+        uint64_t acc[TILE];                                                 \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            acc[j] = 1;                                                     \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                acc[j] *= CVU(*(const T *)(p + j * cs));                    \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.u[0] = acc[j];                                         \
+        }                                                                   \
+    }
+
+DEF_IPROD(b, uint8_t, U64B)
+DEF_IPROD(u8, uint8_t, U64U)
+DEF_IPROD(i8, int8_t, U64S)
+DEF_IPROD(i16, int16_t, U64S)
+DEF_IPROD(u16, uint16_t, U64U)
+DEF_IPROD(i32, int32_t, U64S)
+DEF_IPROD(u32, uint32_t, U64U)
+DEF_IPROD(i64, int64_t, U64S)
+DEF_IPROD(u64, uint64_t, U64U)
+
+#define DEF_FPROD(N, T, LD)                                                 \
+    static void prod_row_##N(const char *p, int64_t n, int64_t s,            \
+                             int64_t idx0, const tl_racc *aux, tl_racc *res) \
+    {                                                                       \
+        double acc = 1;                                                     \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            acc *= (double)LD(*(const T *)(p + i * s));                     \
+        }                                                                   \
+        res->v.d[0] = acc;                                                  \
+    }                                                                       \
+    static void prod_cols_##N(const char *base, int64_t n, int64_t cs,       \
+                              const tl_rspace *rs, int64_t rb, int64_t re,   \
+                              const tl_racc *aux, tl_racc *res)              \
+    {                                                                       \
+        double acc[TILE];                                                   \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            acc[j] = 1;                                                     \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                acc[j] *= (double)LD(*(const T *)(p + j * cs));             \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.d[0] = acc[j];                                         \
+        }                                                                   \
+    }
+
+DEF_FPROD(f16, uint16_t, LDH)
+DEF_FPROD(bf16, uint16_t, LDBF)
+DEF_FPROD(f32, float, LDID)
+DEF_FPROD(f64, double, LDID)
+
+/* Complex products in complex128, in order (C's complex multiplication,
+ * Annex G infinities included). */
+#define DEF_CPROD(N, RT)                                                    \
+    static void prod_row_##N(const char *p, int64_t n, int64_t s,            \
+                             int64_t idx0, const tl_racc *aux, tl_racc *res) \
+    {                                                                       \
+        tl_c128 acc = 1;                                                    \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            const RT *z = (const RT *)(p + i * s);                          \
+            acc *= CMPLX((double)z[0], (double)z[1]);                         \
+        }                                                                   \
+        res->v.d[0] = creal(acc);                                           \
+        res->v.d[1] = cimag(acc);                                           \
+    }                                                                       \
+    static void prod_cols_##N(const char *base, int64_t n, int64_t cs,       \
+                              const tl_rspace *rs, int64_t rb, int64_t re,   \
+                              const tl_racc *aux, tl_racc *res)              \
+    {                                                                       \
+        tl_c128 acc[TILE];                                                  \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            acc[j] = 1;                                                     \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                const RT *z = (const RT *)(p + j * cs);                     \
+                acc[j] *= CMPLX((double)z[0], (double)z[1]);                  \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.d[0] = creal(acc[j]);                                  \
+            res[j].v.d[1] = cimag(acc[j]);                                  \
+        }                                                                   \
+    }
+
+DEF_CPROD(c64, float)
+DEF_CPROD(c128, double)
+
+/* ---- max / min ----------------------------------------------------------- */
+
+/* The record's value: floats in d[0] (exact), signed integers and bool in
+ * s[0], unsigned integers in u[0].  ISNAN_F / ISNAN_I: NaN test of the
+ * value type (always false for integers). */
+#define ISNAN_F(x) ((x) != (x))
+#define ISNAN_I(x) 0
+#define PUT_F(r, x) ((r)->v.d[0] = (double)(x))
+#define PUT_S(r, x) ((r)->v.s[0] = (int64_t)(x))
+#define PUT_U(r, x) ((r)->v.u[0] = (uint64_t)(x))
+#define GET_F(r) ((r)->v.d[0])
+#define GET_S(r) ((r)->v.s[0])
+#define GET_U(r) ((r)->v.u[0])
+
+/* NaN-propagating max (CMP >) or min (CMP <).  Contiguous runs take 8
+ * lanes with a separate NaN flag, which vectorises. */
+#define DEF_MINMAX(NAME, CMP, N, T, V, LD, ISNAN, PUT, GET)                 \
+    static void NAME##_row_##N(const char *p, int64_t n, int64_t s,          \
+                               int64_t idx0, const tl_racc *aux,             \
+                               tl_racc *res)                                 \
+    {                                                                       \
+        const V first = LD(*(const T *)p);                                  \
+        V m[8] = {first, first, first, first, first, first, first, first};  \
+        int nan = 0;                                                        \
+        int64_t i = 0;                                                      \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            const T *q = (const T *)p;                                      \
+            for (; i + 8 <= n; i += 8) {                                    \
+                for (int k = 0; k < 8; k++) {                               \
+                    const V x = LD(q[i + k]);                               \
+                    m[k] = x CMP m[k] ? x : m[k];                           \
+                    nan |= ISNAN(x);                                        \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            const V x = LD(*(const T *)(p + i * s));                        \
+            m[0] = x CMP m[0] ? x : m[0];                                   \
+            nan |= ISNAN(x);                                                \
+        }                                                                   \
+        V r = m[0];                                                         \
+        for (int k = 1; k < 8; k++) {                                       \
+            r = m[k] CMP r ? m[k] : r;                                      \
+        }                                                                   \
+        if (nan) {                                                          \
+            for (i = 0; i < n; i++) {                                       \
+                const V x = LD(*(const T *)(p + i * s));                    \
+                if (ISNAN(x)) {                                             \
+                    r = x;                                                  \
+                    break;                                                  \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        PUT(res, r);                                                        \
+    }                                                                       \
+    static void NAME##_cols_##N(const char *base, int64_t n, int64_t cs,     \
+                                const tl_rspace *rs, int64_t rb, int64_t re, \
+                                const tl_racc *aux, tl_racc *res)            \
+    {                                                                       \
+        V m[TILE];                                                          \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            m[j] = LD(*(const T *)(base + off + j * cs));                   \
+        }                                                                   \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            if (cs == (int64_t)sizeof(T)) {                                 \
+                const T *q = (const T *)p;                                  \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    const V x = LD(q[j]);                                   \
+                    m[j] = (x CMP m[j] || ISNAN(x)) ? x : m[j];             \
+                }                                                           \
+            } else {                                                        \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    const V x = LD(*(const T *)(p + j * cs));               \
+                    m[j] = (x CMP m[j] || ISNAN(x)) ? x : m[j];             \
+                }                                                           \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            PUT(&res[j], m[j]);                                             \
+        }                                                                   \
+    }                                                                       \
+    static void NAME##_comb_##N(tl_racc *a, const tl_racc *b)                \
+    {                                                                       \
+        if (ISNAN(GET(a))) {                                                \
+            return;                                                         \
+        }                                                                   \
+        if (ISNAN(GET(b)) || GET(b) CMP GET(a)) {                           \
+            *a = *b;                                                        \
+        }                                                                   \
+    }
+
+/* In the cols loop a NaN replaces m[j] and then stays: x CMP NaN is false
+ * and ISNAN(x) only for a later NaN, which is NaN too. */
+
+#define DEF_MINMAX_BOTH(N, T, V, LD, ISNAN, PUT, GET)                       \
+    DEF_MINMAX(max, >, N, T, V, LD, ISNAN, PUT, GET)                        \
+    DEF_MINMAX(min, <, N, T, V, LD, ISNAN, PUT, GET)
+
+DEF_MINMAX_BOTH(b, uint8_t, uint8_t, LDB, ISNAN_I, PUT_S, GET_S)
+DEF_MINMAX_BOTH(u8, uint8_t, uint8_t, LDID, ISNAN_I, PUT_U, GET_U)
+DEF_MINMAX_BOTH(i8, int8_t, int8_t, LDID, ISNAN_I, PUT_S, GET_S)
+DEF_MINMAX_BOTH(i16, int16_t, int16_t, LDID, ISNAN_I, PUT_S, GET_S)
+DEF_MINMAX_BOTH(u16, uint16_t, uint16_t, LDID, ISNAN_I, PUT_U, GET_U)
+DEF_MINMAX_BOTH(i32, int32_t, int32_t, LDID, ISNAN_I, PUT_S, GET_S)
+DEF_MINMAX_BOTH(u32, uint32_t, uint32_t, LDID, ISNAN_I, PUT_U, GET_U)
+DEF_MINMAX_BOTH(i64, int64_t, int64_t, LDID, ISNAN_I, PUT_S, GET_S)
+DEF_MINMAX_BOTH(u64, uint64_t, uint64_t, LDID, ISNAN_I, PUT_U, GET_U)
+DEF_MINMAX_BOTH(f16, uint16_t, float, LDH, ISNAN_F, PUT_F, GET_F)
+DEF_MINMAX_BOTH(bf16, uint16_t, float, LDBF, ISNAN_F, PUT_F, GET_F)
+DEF_MINMAX_BOTH(f32, float, float, LDID, ISNAN_F, PUT_F, GET_F)
+DEF_MINMAX_BOTH(f64, double, double, LDID, ISNAN_F, PUT_F, GET_F)
+
+/* ---- argmax / argmin ----------------------------------------------------- */
+
+/* BETTER(x, best): x replaces best.  Floats: never once best is NaN; a NaN
+ * x always; otherwise strictly greater (less).  Ties keep the first. */
+#define BETTER_MAX_F(x, b) (!ISNAN_F(b) && !((x) <= (b)))
+#define BETTER_MIN_F(x, b) (!ISNAN_F(b) && !((x) >= (b)))
+#define BETTER_MAX_I(x, b) ((x) > (b))
+#define BETTER_MIN_I(x, b) ((x) < (b))
+
+#define DEF_ARG(NAME, BETTER, N, T, V, LD, PUT, GET)                        \
+    static void NAME##_row_##N(const char *p, int64_t n, int64_t s,          \
+                               int64_t idx0, const tl_racc *aux,             \
+                               tl_racc *res)                                 \
+    {                                                                       \
+        V best = LD(*(const T *)p);                                         \
+        int64_t bi = 0;                                                     \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            const T *q = (const T *)p;                                      \
+            for (int64_t i = 1; i < n; i++) {                               \
+                const V x = LD(q[i]);                                       \
+                if (BETTER(x, best)) {                                      \
+                    best = x;                                               \
+                    bi = i;                                                 \
+                }                                                           \
+            }                                                               \
+        } else {                                                            \
+            for (int64_t i = 1; i < n; i++) {                               \
+                const V x = LD(*(const T *)(p + i * s));                    \
+                if (BETTER(x, best)) {                                      \
+                    best = x;                                               \
+                    bi = i;                                                 \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        PUT(res, best);                                                     \
+        res->idx = idx0 + bi;                                               \
+    }                                                                       \
+    static void NAME##_cols_##N(const char *base, int64_t n, int64_t cs,     \
+                                const tl_rspace *rs, int64_t rb, int64_t re, \
+                                const tl_racc *aux, tl_racc *res)            \
+    {                                                                       \
+        V best[TILE];                                                       \
+        int64_t bi[TILE];                                                   \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            best[j] = LD(*(const T *)(base + off + j * cs));                \
+            bi[j] = rb;                                                     \
+        }                                                                   \
+        for (int64_t r = rb + 1; r < re; r++) {                             \
+            off = tl_rspace_next(rs, idx, off);                             \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                const V x = LD(*(const T *)(p + j * cs));                   \
+                if (BETTER(x, best[j])) {                                   \
+                    best[j] = x;                                            \
+                    bi[j] = r;                                              \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            PUT(&res[j], best[j]);                                          \
+            res[j].idx = bi[j];                                             \
+        }                                                                   \
+    }                                                                       \
+    static void NAME##_comb_##N(tl_racc *a, const tl_racc *b)                \
+    {                                                                       \
+        if (BETTER(GET(b), GET(a))) {                                       \
+            *a = *b;                                                        \
+        }                                                                   \
+    }
+
+#define DEF_ARG_I(N, T, V, LD, PUT, GET)                                    \
+    DEF_ARG(argmax, BETTER_MAX_I, N, T, V, LD, PUT, GET)                    \
+    DEF_ARG(argmin, BETTER_MIN_I, N, T, V, LD, PUT, GET)
+#define DEF_ARG_F(N, T, LD)                                                 \
+    DEF_ARG(argmax, BETTER_MAX_F, N, T, double, LD, PUT_F, GET_F)           \
+    DEF_ARG(argmin, BETTER_MIN_F, N, T, double, LD, PUT_F, GET_F)
+
+DEF_ARG_I(b, uint8_t, uint8_t, LDB, PUT_S, GET_S)
+DEF_ARG_I(u8, uint8_t, uint8_t, LDID, PUT_U, GET_U)
+DEF_ARG_I(i8, int8_t, int8_t, LDID, PUT_S, GET_S)
+DEF_ARG_I(i16, int16_t, int16_t, LDID, PUT_S, GET_S)
+DEF_ARG_I(u16, uint16_t, uint16_t, LDID, PUT_U, GET_U)
+DEF_ARG_I(i32, int32_t, int32_t, LDID, PUT_S, GET_S)
+DEF_ARG_I(u32, uint32_t, uint32_t, LDID, PUT_U, GET_U)
+DEF_ARG_I(i64, int64_t, int64_t, LDID, PUT_S, GET_S)
+DEF_ARG_I(u64, uint64_t, uint64_t, LDID, PUT_U, GET_U)
+DEF_ARG_F(f16, uint16_t, LDH)
+DEF_ARG_F(bf16, uint16_t, LDBF)
+DEF_ARG_F(f32, float, LDID)
+DEF_ARG_F(f64, double, LDID)
+
+/* ---- any / all ----------------------------------------------------------- */
+
+/* Nonzero tests: NaN is nonzero; float16/bfloat16 by their bits (either
+ * zero has only the sign bit set); complex when either part is nonzero. */
+#define NZ_ID(x) ((x) != 0)
+#define NZ_H(x) (((x) & 0x7fffu) != 0)
+#define NZ_C(x) (((const float *)&(x))[0] != 0 || ((const float *)&(x))[1] != 0)
+#define NZ_Z(x)                                                             \
+    (((const double *)&(x))[0] != 0 || ((const double *)&(x))[1] != 0)
+
+/* any: OP |, identity 0, stop at 1; all: OP &, identity 1, stop at 0.
+ * Contiguous runs go in blocks of 256 with an early exit between them. */
+#define DEF_ANYALL(NAME, OP, ID, N, T, NZ)                                  \
+    static void NAME##_row_##N(const char *p, int64_t n, int64_t s,          \
+                               int64_t idx0, const tl_racc *aux,             \
+                               tl_racc *res)                                 \
+    {                                                                       \
+        unsigned r = ID;                                                    \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            const T *q = (const T *)p;                                      \
+            for (int64_t i = 0; i < n && r == ID; i += 256) {               \
+                const int64_t e = n - i < 256 ? n - i : 256;                \
+                unsigned b = ID;                                            \
+                for (int64_t k = 0; k < e; k++) {                           \
+                    b OP## = (unsigned)NZ(q[i + k]);                        \
+                }                                                           \
+                r = b;                                                      \
+            }                                                               \
+        } else {                                                            \
+            for (int64_t i = 0; i < n && r == ID; i++) {                    \
+                r = (unsigned)NZ(*(const T *)(p + i * s));                  \
+            }                                                               \
+        }                                                                   \
+        res->v.u[0] = r;                                                    \
+    }                                                                       \
+    static void NAME##_cols_##N(const char *base, int64_t n, int64_t cs,     \
+                                const tl_rspace *rs, int64_t rb, int64_t re, \
+                                const tl_racc *aux, tl_racc *res)            \
+    {                                                                       \
+        uint8_t acc[TILE];                                                  \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            acc[j] = ID;                                                    \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                acc[j] OP## = (uint8_t)NZ(*(const T *)(p + j * cs));        \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.u[0] = acc[j];                                         \
+        }                                                                   \
+    }
+
+#define DEF_ANYALL_BOTH(N, T, NZ)                                           \
+    DEF_ANYALL(any, |, 0, N, T, NZ)                                         \
+    DEF_ANYALL(all, &, 1, N, T, NZ)
+
+DEF_ANYALL_BOTH(b, uint8_t, NZ_ID)
+DEF_ANYALL_BOTH(u8, uint8_t, NZ_ID)
+DEF_ANYALL_BOTH(i8, int8_t, NZ_ID)
+DEF_ANYALL_BOTH(i16, int16_t, NZ_ID)
+DEF_ANYALL_BOTH(u16, uint16_t, NZ_ID)
+DEF_ANYALL_BOTH(i32, int32_t, NZ_ID)
+DEF_ANYALL_BOTH(u32, uint32_t, NZ_ID)
+DEF_ANYALL_BOTH(i64, int64_t, NZ_ID)
+DEF_ANYALL_BOTH(u64, uint64_t, NZ_ID)
+DEF_ANYALL_BOTH(f16, uint16_t, NZ_H)
+DEF_ANYALL_BOTH(bf16, uint16_t, NZ_H)
+DEF_ANYALL_BOTH(f32, float, NZ_ID)
+DEF_ANYALL_BOTH(f64, double, NZ_ID)
+DEF_ANYALL_BOTH(c64, tl_c64, NZ_C)
+DEF_ANYALL_BOTH(c128, tl_c128, NZ_Z)
+
+/* ---- var / std, second pass ---------------------------------------------- */
+
+/* Real inputs: deviations from aux->v.d[0] in 8 lanes. */
+#define DEF_VAR_REAL(N, T, LD)                                              \
+    static void var_row_##N(const char *p, int64_t n, int64_t s,             \
+                            int64_t idx0, const tl_racc *aux, tl_racc *res)  \
+    {                                                                       \
+        const double m = aux->v.d[0];                                       \
+        double ss[8] = {0}, c[8] = {0};                                     \
+        int64_t i = 0;                                                      \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            const T *q = (const T *)p;                                      \
+            for (; i + 8 <= n; i += 8) {                                    \
+                for (int k = 0; k < 8; k++) {                               \
+                    const double d = (double)LD(q[i + k]) - m;              \
+                    c[k] += d;                                              \
+                    ss[k] += d * d;                                         \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            const double d = (double)LD(*(const T *)(p + i * s)) - m;       \
+            c[i & 7] += d;                                                  \
+            ss[i & 7] += d * d;                                             \
+        }                                                                   \
+        res->v.d[0] = ((ss[0] + ss[1]) + (ss[2] + ss[3])) +                 \
+                      ((ss[4] + ss[5]) + (ss[6] + ss[7]));                  \
+        res->v.d[1] = ((c[0] + c[1]) + (c[2] + c[3])) +                     \
+                      ((c[4] + c[5]) + (c[6] + c[7]));                      \
+        res->v.d[2] = 0;                                                    \
+    }                                                                       \
+    static void var_cols_##N(const char *base, int64_t n, int64_t cs,        \
+                             const tl_rspace *rs, int64_t rb, int64_t re,    \
+                             const tl_racc *aux, tl_racc *res)               \
+    {                                                                       \
+        double ss[TILE], c[TILE], m[TILE];                                  \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            ss[j] = 0;                                                      \
+            c[j] = 0;                                                       \
+            m[j] = aux[j].v.d[0];                                           \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                const double d = (double)LD(*(const T *)(p + j * cs)) - m[j]; \
+                c[j] += d;                                                  \
+                ss[j] += d * d;                                             \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.d[0] = ss[j];                                          \
+            res[j].v.d[1] = c[j];                                           \
+            res[j].v.d[2] = 0;                                              \
+        }                                                                   \
+    }
+
+DEF_VAR_REAL(f16, uint16_t, LDH)
+DEF_VAR_REAL(bf16, uint16_t, LDBF)
+DEF_VAR_REAL(f32, float, LDID)
+DEF_VAR_REAL(f64, double, LDID)
+
+#define DEF_VAR_CPX(N, RT)                                                  \
+    static void var_row_##N(const char *p, int64_t n, int64_t s,             \
+                            int64_t idx0, const tl_racc *aux, tl_racc *res)  \
+    {                                                                       \
+        const double mr = aux->v.d[0], mi = aux->v.d[1];                    \
+        double ss = 0, cr = 0, ci = 0;                                      \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            const RT *z = (const RT *)(p + i * s);                          \
+            const double dr = (double)z[0] - mr, di = (double)z[1] - mi;    \
+            cr += dr;                                                       \
+            ci += di;                                                       \
+            ss += dr * dr + di * di;                                        \
+        }                                                                   \
+        res->v.d[0] = ss;                                                   \
+        res->v.d[1] = cr;                                                   \
+        res->v.d[2] = ci;                                                   \
+    }                                                                       \
+    static void var_cols_##N(const char *base, int64_t n, int64_t cs,        \
+                             const tl_rspace *rs, int64_t rb, int64_t re,    \
+                             const tl_racc *aux, tl_racc *res)               \
+    {                                                                       \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.d[0] = res[j].v.d[1] = res[j].v.d[2] = 0;              \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                const RT *z = (const RT *)(p + j * cs);                     \
+                const double dr = (double)z[0] - aux[j].v.d[0];             \
+                const double di = (double)z[1] - aux[j].v.d[1];             \
+                res[j].v.d[0] += dr * dr + di * di;                         \
+                res[j].v.d[1] += dr;                                        \
+                res[j].v.d[2] += di;                                        \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+    }
+
+DEF_VAR_CPX(c64, float)
+DEF_VAR_CPX(c128, double)
+
+/* ---- tables -------------------------------------------------------------- */
+
+#define K(FIN_DT, PAIR, COMB, ROW, COLS, FIN)                               \
+    {FIN_DT, PAIR, COMB, ROW, COLS, FIN}
+
+#define SUM_I(N, DN)                                                        \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, sum_row_##N,      \
+                        sum_cols_##N, fin_u)
+static const tl_rkernel sum_k[TL_DTYPE_COUNT] = {
+    SUM_I(b, BOOL), SUM_I(u8, UINT8), SUM_I(i8, INT8), SUM_I(i16, INT16),
+    SUM_I(u16, UINT16), SUM_I(i32, INT32), SUM_I(u32, UINT32),
+    SUM_I(i64, INT64), SUM_I(u64, UINT64),
+    [TL_DTYPE_FLOAT16] = K(TL_DTYPE_FLOAT64, true, comb_d_add, sum_row_f16,
+                           sum_cols_f16, fin_d),
+    [TL_DTYPE_BFLOAT16] = K(TL_DTYPE_FLOAT64, true, comb_d_add, sum_row_bf16,
+                            sum_cols_bf16, fin_d),
+    [TL_DTYPE_FLOAT32] = K(TL_DTYPE_FLOAT64, true, comb_d_add, sum_row_f32,
+                           sum_cols_f32, fin_d),
+    [TL_DTYPE_FLOAT64] = K(TL_DTYPE_FLOAT64, true, comb_dd_add, sum_row_f64,
+                           sum_cols_f64, fin_dd),
+    [TL_DTYPE_COMPLEX64] = K(TL_DTYPE_COMPLEX128, true, comb_c_add,
+                             sum_row_c64, sum_cols_c64, fin_c),
+    [TL_DTYPE_COMPLEX128] = K(TL_DTYPE_COMPLEX128, true, comb_cdd_add,
+                              sum_row_c128, sum_cols_c128, fin_cdd),
+};
+
+#define PROD_I(N, DN)                                                       \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, false, comb_u_mul, prod_row_##N,    \
+                        prod_cols_##N, fin_u)
+#define PROD_F(N, DN)                                                       \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, false, comb_d_mul, prod_row_##N,  \
+                        prod_cols_##N, fin_d)
+#define PROD_C(N, DN)                                                       \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_COMPLEX128, false, comb_c_mul,             \
+                        prod_row_##N, prod_cols_##N, fin_c)
+static const tl_rkernel prod_k[TL_DTYPE_COUNT] = {
+    PROD_I(b, BOOL), PROD_I(u8, UINT8), PROD_I(i8, INT8),
+    PROD_I(i16, INT16), PROD_I(u16, UINT16), PROD_I(i32, INT32),
+    PROD_I(u32, UINT32), PROD_I(i64, INT64), PROD_I(u64, UINT64),
+    PROD_F(f16, FLOAT16), PROD_F(bf16, BFLOAT16), PROD_F(f32, FLOAT32),
+    PROD_F(f64, FLOAT64), PROD_C(c64, COMPLEX64), PROD_C(c128, COMPLEX128),
+};
+
+/* Value-keeping families (max, min, argmax, argmin): the final dtype by
+ * the record's slot. */
+#define VK(NAME, N, DN, FDT, FIN)                                           \
+    [TL_DTYPE_##DN] = K(FDT, false, NAME##_comb_##N, NAME##_row_##N,        \
+                        NAME##_cols_##N, FIN)
+#define VALUE_TABLE(NAME)                                                   \
+    static const tl_rkernel NAME##_k[TL_DTYPE_COUNT] = {                    \
+        VK(NAME, b, BOOL, TL_DTYPE_INT64, fin_s),                           \
+        VK(NAME, u8, UINT8, TL_DTYPE_UINT64, fin_u),                        \
+        VK(NAME, i8, INT8, TL_DTYPE_INT64, fin_s),                          \
+        VK(NAME, i16, INT16, TL_DTYPE_INT64, fin_s),                        \
+        VK(NAME, u16, UINT16, TL_DTYPE_UINT64, fin_u),                      \
+        VK(NAME, i32, INT32, TL_DTYPE_INT64, fin_s),                        \
+        VK(NAME, u32, UINT32, TL_DTYPE_UINT64, fin_u),                      \
+        VK(NAME, i64, INT64, TL_DTYPE_INT64, fin_s),                        \
+        VK(NAME, u64, UINT64, TL_DTYPE_UINT64, fin_u),                      \
+        VK(NAME, f16, FLOAT16, TL_DTYPE_FLOAT64, fin_d),                    \
+        VK(NAME, bf16, BFLOAT16, TL_DTYPE_FLOAT64, fin_d),                  \
+        VK(NAME, f32, FLOAT32, TL_DTYPE_FLOAT64, fin_d),                    \
+        VK(NAME, f64, FLOAT64, TL_DTYPE_FLOAT64, fin_d),                    \
+    };
+
+/* fin_d on a max record: f->mean is false for these families. */
+VALUE_TABLE(max)
+VALUE_TABLE(min)
+VALUE_TABLE(argmax)
+VALUE_TABLE(argmin)
+
+#define AA(NAME, N, DN, COMB)                                               \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_BOOL, false, COMB, NAME##_row_##N,         \
+                        NAME##_cols_##N, fin_bool)
+#define ANYALL_TABLE(NAME, COMB)                                            \
+    static const tl_rkernel NAME##_k[TL_DTYPE_COUNT] = {                    \
+        AA(NAME, b, BOOL, COMB), AA(NAME, u8, UINT8, COMB),                 \
+        AA(NAME, i8, INT8, COMB), AA(NAME, i16, INT16, COMB),               \
+        AA(NAME, u16, UINT16, COMB), AA(NAME, i32, INT32, COMB),            \
+        AA(NAME, u32, UINT32, COMB), AA(NAME, i64, INT64, COMB),            \
+        AA(NAME, u64, UINT64, COMB), AA(NAME, f16, FLOAT16, COMB),          \
+        AA(NAME, bf16, BFLOAT16, COMB), AA(NAME, f32, FLOAT32, COMB),       \
+        AA(NAME, f64, FLOAT64, COMB), AA(NAME, c64, COMPLEX64, COMB),       \
+        AA(NAME, c128, COMPLEX128, COMB),                                   \
+    };
+ANYALL_TABLE(any, comb_u_or)
+ANYALL_TABLE(all, comb_u_and)
+
+#define VAR(N, DN)                                                          \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_var, var_row_##N,      \
+                        var_cols_##N, fin_var)
+static const tl_rkernel var_k[TL_DTYPE_COUNT] = {
+    VAR(f16, FLOAT16), VAR(bf16, BFLOAT16), VAR(f32, FLOAT32),
+    VAR(f64, FLOAT64), VAR(c64, COMPLEX64), VAR(c128, COMPLEX128),
+};
+
+const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)
+{
+    static const tl_rkernel *const tables[TL_RF_COUNT] = {
+        [TL_RF_SUM] = sum_k,       [TL_RF_PROD] = prod_k,
+        [TL_RF_MAX] = max_k,       [TL_RF_MIN] = min_k,
+        [TL_RF_ARGMAX] = argmax_k, [TL_RF_ARGMIN] = argmin_k,
+        [TL_RF_ANY] = any_k,       [TL_RF_ALL] = all_k,
+        [TL_RF_VAR] = var_k,
+    };
+    if (fam < 0 || fam >= TL_RF_COUNT || !tl_dtype_valid(dt)) {
+        return NULL;
+    }
+    const tl_rkernel *k = &tables[fam][dt];
+    return k->row ? k : NULL;
+}

@@ -1,0 +1,1199 @@
+/* csrc/cuda/kernels.cuh — the element-level code of the CUDA kernels:
+ * storage and compute types of the 15 dtypes, the element conversions of
+ * Note [Element conversions] (csrc/core/kernels_copy.c), loads and stores
+ * that convert from / to any dtype, and one functor per elementwise op
+ * with the numeric semantics of csrc/core/kernels_{binary,unary}.c.
+ *
+ * Everything here is TL_HD: nvcc compiles it for the device, and the host
+ * emulation (TL_CUDA_EMULATE, Note [CUDA host emulation] in launch.cuh)
+ * compiles the very same code with g++, which is how it is tested without
+ * a GPU.  C++17; no CUDA runtime calls here (those are in cuda_prim.c). */
+#ifndef TENSORLIB_CSRC_CUDA_KERNELS_CUH
+#define TENSORLIB_CSRC_CUDA_KERNELS_CUH
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <limits>
+#include <type_traits>
+
+#include "tensorlib/device_table.h"
+#include "tensorlib/dtype.h"
+#include "tensorlib/ops.h"
+#include "tensorlib/reduce.h"
+
+#if defined(__CUDACC__) && !defined(TL_CUDA_EMULATE)
+#define TL_HD __host__ __device__ __forceinline__
+#define TL_ON_DEVICE 1
+#else
+#define TL_HD inline
+#endif
+
+namespace tlk {
+
+/* ---- types ---------------------------------------------------------------
+ * Storage types: what one element of a dtype is in memory.  bool is one
+ * byte read as (byte != 0); float16 and bfloat16 are bit patterns in their
+ * own structs (never compute types: ops compute them in float32). */
+struct b8 {
+    uint8_t v; /* 0 or 1 once loaded */
+};
+struct f16 {
+    uint16_t x;
+};
+struct bf16 {
+    uint16_t x;
+};
+template <class R> struct cplx {
+    R re, im;
+};
+typedef cplx<float> c64;
+typedef cplx<double> c128;
+
+enum kind { K_BOOL, K_INT, K_FLT, K_HALF, K_BF16, K_CPX };
+
+template <class T> struct kind_of;
+template <> struct kind_of<b8> { static constexpr int value = K_BOOL; };
+template <> struct kind_of<f16> { static constexpr int value = K_HALF; };
+template <> struct kind_of<bf16> { static constexpr int value = K_BF16; };
+template <> struct kind_of<float> { static constexpr int value = K_FLT; };
+template <> struct kind_of<double> { static constexpr int value = K_FLT; };
+template <class R> struct kind_of<cplx<R>> {
+    static constexpr int value = K_CPX;
+};
+#define TLK_INT_KIND(T)                                                     \
+    template <> struct kind_of<T> { static constexpr int value = K_INT; };
+TLK_INT_KIND(uint8_t)
+TLK_INT_KIND(int8_t)
+TLK_INT_KIND(int16_t)
+TLK_INT_KIND(uint16_t)
+TLK_INT_KIND(int32_t)
+TLK_INT_KIND(uint32_t)
+TLK_INT_KIND(int64_t)
+TLK_INT_KIND(uint64_t)
+#undef TLK_INT_KIND
+
+template <class T> constexpr bool is_bool_v = kind_of<T>::value == K_BOOL;
+template <class T> constexpr bool is_int_v = kind_of<T>::value == K_INT;
+template <class T> constexpr bool is_flt_v = kind_of<T>::value == K_FLT;
+template <class T> constexpr bool is_cplx_v = kind_of<T>::value == K_CPX;
+
+/* The unsigned type integer arithmetic wraps in (as the CPU kernels). */
+template <class T>
+using wide_t = typename std::conditional<(sizeof(T) < 8), uint32_t,
+                                         uint64_t>::type;
+
+/* Calls F with a value of the storage type of dtype dt (a tag), for the
+ * runtime dtype switches below. */
+#define TLK_DTYPE_CASES(X)                                                  \
+    X(TL_DTYPE_BOOL, ::tlk::b8)                                             \
+    X(TL_DTYPE_UINT8, uint8_t)                                              \
+    X(TL_DTYPE_INT8, int8_t)                                                \
+    X(TL_DTYPE_INT16, int16_t)                                              \
+    X(TL_DTYPE_UINT16, uint16_t)                                            \
+    X(TL_DTYPE_INT32, int32_t)                                              \
+    X(TL_DTYPE_UINT32, uint32_t)                                            \
+    X(TL_DTYPE_INT64, int64_t)                                              \
+    X(TL_DTYPE_UINT64, uint64_t)                                            \
+    X(TL_DTYPE_FLOAT16, ::tlk::f16)                                         \
+    X(TL_DTYPE_BFLOAT16, ::tlk::bf16)                                       \
+    X(TL_DTYPE_FLOAT32, float)                                              \
+    X(TL_DTYPE_FLOAT64, double)                                             \
+    X(TL_DTYPE_COMPLEX64, ::tlk::c64)                                       \
+    X(TL_DTYPE_COMPLEX128, ::tlk::c128)
+
+/* ---- float16 / bfloat16 ---------------------------------------------------
+ * Bit-exact ports of csrc/core/kernels.h and csrc/core/dtype.c. */
+
+TL_HD float bits_to_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+TL_HD uint32_t float_to_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+TL_HD float half_to_float(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu;
+    const uint32_t m = h & 0x3ffu;
+    uint32_t f;
+    if (e == 0x1f) {
+        f = sign | 0x7f800000u | (m << 13);
+    }
+    else if (e != 0) {
+        f = sign | ((e + 112u) << 23) | (m << 13);
+    }
+    else {
+        f = float_to_bits((float)m * 0x1p-24f) | sign;
+    }
+    return bits_to_float(f);
+}
+
+TL_HD uint16_t half_from_float(float x)
+{
+    const uint32_t f = float_to_bits(x);
+    const uint32_t sign = (f >> 16) & 0x8000u;
+    uint32_t a = f & 0x7fffffffu;
+    if (a >= 0x7f800000u) {
+        return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    }
+    if (a >= 0x477ff000u) {
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (a < 0x38800000u) {
+        /* Adding 0.5 puts the half-subnormal unit at the float's last
+         * mantissa bit: the FPU's round-to-even does the work. */
+        const uint32_t r = float_to_bits(bits_to_float(a) + 0.5f);
+        return (uint16_t)(sign | (r - 0x3f000000u));
+    }
+    const uint32_t odd = (a >> 13) & 1u;
+    a += 0xc8000000u + 0xfffu + odd;
+    return (uint16_t)(sign | (a >> 13));
+}
+
+TL_HD float bf16_to_float(uint16_t b)
+{
+    return bits_to_float((uint32_t)b << 16);
+}
+
+TL_HD uint16_t bf16_from_float(float x)
+{
+    uint32_t f = float_to_bits(x);
+    if ((f & 0x7fffffffu) > 0x7f800000u) {
+        return (uint16_t)((f >> 16) | 0x40u);
+    }
+    f += 0x7fffu + ((f >> 16) & 1u);
+    return (uint16_t)(f >> 16);
+}
+
+/* One rounding from a double (csrc/core/dtype.c round_to_small_float). */
+TL_HD uint16_t small_float_from_double(double x, int ebits, int mbits)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const uint32_t sign = (uint32_t)(bits >> 63) << (ebits + mbits);
+    const uint32_t exp_all = (1u << ebits) - 1;
+    if (x != x) {
+        return (uint16_t)(sign | (exp_all << mbits) | (1u << (mbits - 1)));
+    }
+    const double a = fabs(x);
+    if (isinf(a)) {
+        return (uint16_t)(sign | (exp_all << mbits));
+    }
+    if (a == 0.0) {
+        return (uint16_t)sign;
+    }
+    const int bias = (1 << (ebits - 1)) - 1;
+    const int emin = 1 - bias;
+    int e;
+    (void)frexp(a, &e);
+    int ex = e - 1;
+    if (ex < emin) {
+        const double m = rint(ldexp(a, mbits - emin));
+        return (uint16_t)(sign | (uint32_t)m);
+    }
+    const double m = rint(ldexp(a, mbits - ex));
+    uint32_t mi = (uint32_t)m;
+    if (mi == (1u << (mbits + 1))) {
+        mi >>= 1;
+        ex += 1;
+    }
+    if (ex > bias) {
+        return (uint16_t)(sign | (exp_all << mbits));
+    }
+    return (uint16_t)(sign | ((uint32_t)(ex + bias) << mbits) |
+                      (mi - (1u << mbits)));
+}
+
+TL_HD uint16_t half_from_double(double x)
+{
+    return small_float_from_double(x, 5, 10);
+}
+
+TL_HD uint16_t bf16_from_double(double x)
+{
+    return small_float_from_double(x, 8, 7);
+}
+
+/* uint64 / int64 as a double rounded to odd at 53 bits, so that a second
+ * rounding to 24 bits or fewer is exact (csrc/core/kernels_copy.c). */
+TL_HD double u64_to_double_rto(uint64_t u)
+{
+    if (u < (UINT64_C(1) << 53)) {
+        return (double)u;
+    }
+    int shift = 0;
+    while ((u >> shift) >= (UINT64_C(1) << 53)) {
+        shift++;
+    }
+    uint64_t m = u >> shift;
+    if (u & ((UINT64_C(1) << shift) - 1)) {
+        m |= 1;
+    }
+    return ldexp((double)m, shift);
+}
+
+template <class T> TL_HD double int_to_double_rto(T x)
+{
+    if constexpr (sizeof(T) < 8) {
+        return (double)x;
+    }
+    else if constexpr (std::is_signed<T>::value) {
+        const uint64_t mag = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+        const double d = u64_to_double_rto(mag);
+        return x < 0 ? -d : d;
+    }
+    else {
+        return u64_to_double_rto((uint64_t)x);
+    }
+}
+
+/* Saturating float to integer: NaN gives 0, out of range the limits. */
+template <class D> TL_HD D sat(double x)
+{
+    const D lo = std::numeric_limits<D>::min();
+    const D hi = std::numeric_limits<D>::max();
+    if (x != x) {
+        return 0;
+    }
+    if (x <= (double)lo) {
+        return lo;
+    }
+    if (x >= (double)hi) {
+        return hi;
+    }
+    return (D)x;
+}
+
+/* ---- conversions (Note [Element conversions]) ------------------------- */
+
+template <class T> struct real_of {
+    typedef T type;
+};
+template <class R> struct real_of<cplx<R>> {
+    typedef R type;
+};
+
+/* The value of a non-complex, non-bool source as double / float for the
+ * small-float routines: float sources use the float routine. */
+template <class D, class S> TL_HD D cvt(S x)
+{
+    constexpr int KD = kind_of<D>::value, KS = kind_of<S>::value;
+    if constexpr (std::is_same<D, S>::value) {
+        return x;
+    }
+    else if constexpr (KS == K_BOOL) {
+        const bool t = x.v != 0;
+        if constexpr (KD == K_BOOL) {
+            return D{(uint8_t)t};
+        }
+        else if constexpr (KD == K_HALF) {
+            return D{(uint16_t)(t ? 0x3c00u : 0u)};
+        }
+        else if constexpr (KD == K_BF16) {
+            return D{(uint16_t)(t ? 0x3f80u : 0u)};
+        }
+        else if constexpr (KD == K_CPX) {
+            typedef typename real_of<D>::type R;
+            return D{(R)(t ? 1 : 0), (R)0};
+        }
+        else {
+            return (D)(t ? 1 : 0);
+        }
+    }
+    else if constexpr (KS == K_INT) {
+        if constexpr (KD == K_BOOL) {
+            return D{(uint8_t)(x != 0)};
+        }
+        else if constexpr (KD == K_INT) {
+            /* Wraps: through the unsigned type of the destination. */
+            return (D)(typename std::make_unsigned<D>::type)x;
+        }
+        else if constexpr (KD == K_FLT) {
+            return (D)x;
+        }
+        else if constexpr (KD == K_HALF) {
+            return D{half_from_double(int_to_double_rto(x))};
+        }
+        else if constexpr (KD == K_BF16) {
+            return D{bf16_from_double(int_to_double_rto(x))};
+        }
+        else {
+            typedef typename real_of<D>::type R;
+            return D{(R)x, (R)0};
+        }
+    }
+    else if constexpr (KS == K_FLT) {
+        if constexpr (KD == K_BOOL) {
+            return D{(uint8_t)(x != 0)};
+        }
+        else if constexpr (KD == K_INT) {
+            return sat<D>((double)x);
+        }
+        else if constexpr (KD == K_FLT) {
+            return (D)x;
+        }
+        else if constexpr (KD == K_HALF) {
+            if constexpr (sizeof(S) == 4) {
+                return D{half_from_float(x)};
+            }
+            else {
+                return D{half_from_double(x)};
+            }
+        }
+        else if constexpr (KD == K_BF16) {
+            if constexpr (sizeof(S) == 4) {
+                return D{bf16_from_float(x)};
+            }
+            else {
+                return D{bf16_from_double(x)};
+            }
+        }
+        else {
+            typedef typename real_of<D>::type R;
+            return D{(R)x, (R)0};
+        }
+    }
+    else if constexpr (KS == K_HALF || KS == K_BF16) {
+        const float f = KS == K_HALF ? half_to_float(x.x)
+                                     : bf16_to_float(x.x);
+        if constexpr (KD == K_BOOL) {
+            return D{(uint8_t)((x.x & 0x7fffu) != 0)};
+        }
+        else if constexpr (KD == K_INT) {
+            return sat<D>((double)f);
+        }
+        else if constexpr (KD == K_FLT) {
+            return (D)f;
+        }
+        else if constexpr (KD == K_HALF) {
+            return D{half_from_float(f)};
+        }
+        else if constexpr (KD == K_BF16) {
+            return D{bf16_from_float(f)};
+        }
+        else {
+            typedef typename real_of<D>::type R;
+            return D{(R)f, (R)0};
+        }
+    }
+    else { /* complex source */
+        typedef typename real_of<S>::type RS;
+        if constexpr (KD == K_BOOL) {
+            return D{(uint8_t)(x.re != 0 || x.im != 0)};
+        }
+        else if constexpr (KD == K_CPX) {
+            typedef typename real_of<D>::type R;
+            return D{(R)x.re, (R)x.im};
+        }
+        else {
+            return cvt<D, RS>(x.re); /* the real part, as NumPy */
+        }
+    }
+}
+
+/* Loads the element at p (aligned for dtype dt: the launcher checks),
+ * stored as dtype dt, converted to C. */
+template <class C> TL_HD C load(const char *p, int dt)
+{
+    switch (dt) {
+#define TLK_LOAD_CASE(D, S)                                                 \
+    case D:                                                                 \
+        return cvt<C, S>(*reinterpret_cast<const S *>(p));
+        TLK_DTYPE_CASES(TLK_LOAD_CASE)
+#undef TLK_LOAD_CASE
+    default:
+        return cvt<C, b8>(b8{0});
+    }
+}
+
+/* Stores v converted to dtype dt at p. */
+template <class C> TL_HD void store(char *p, int dt, C v)
+{
+    switch (dt) {
+#define TLK_STORE_CASE(D, S)                                                \
+    case D:                                                                 \
+        *reinterpret_cast<S *>(p) = cvt<S, C>(v);                           \
+        return;
+        TLK_DTYPE_CASES(TLK_STORE_CASE)
+#undef TLK_STORE_CASE
+    default:
+        return;
+    }
+}
+
+/* The dtype code of a storage / compute type. */
+template <class T> struct dtype_of;
+#define TLK_DTYPE_OF(D, S)                                                  \
+    template <> struct dtype_of<S> { static constexpr int value = D; };
+TLK_DTYPE_CASES(TLK_DTYPE_OF)
+#undef TLK_DTYPE_OF
+
+/* ---- complex arithmetic (NumPy's formulas, as the CPU kernels) --------- */
+
+template <class R> TL_HD cplx<R> c_add(cplx<R> a, cplx<R> b)
+{
+    return cplx<R>{a.re + b.re, a.im + b.im};
+}
+template <class R> TL_HD cplx<R> c_sub(cplx<R> a, cplx<R> b)
+{
+    return cplx<R>{a.re - b.re, a.im - b.im};
+}
+template <class R> TL_HD cplx<R> c_mul(cplx<R> a, cplx<R> b)
+{
+    return cplx<R>{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+/* Smith's quotient. */
+template <class R> TL_HD cplx<R> c_div(cplx<R> a, cplx<R> b)
+{
+    const R abr = fabs(b.re), abi = fabs(b.im);
+    if (abr >= abi) {
+        if (abr == 0 && abi == 0) {
+            return cplx<R>{a.re / abr, a.im / abr};
+        }
+        const R rat = b.im / b.re, scl = (R)1.0 / (b.re + b.im * rat);
+        return cplx<R>{(a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl};
+    }
+    const R rat = b.re / b.im, scl = (R)1.0 / (b.im + b.re * rat);
+    return cplx<R>{(a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl};
+}
+template <class R> TL_HD cplx<R> c_recip(cplx<R> b)
+{
+    const R abr = fabs(b.re), abi = fabs(b.im);
+    if (abr >= abi) {
+        if (abr == 0 && abi == 0) {
+            return cplx<R>{(R)1 / abr, (R)0 / abr};
+        }
+        const R rat = b.im / b.re, scl = (R)1 / (b.re + b.im * rat);
+        return cplx<R>{scl, -rat * scl};
+    }
+    const R rat = b.re / b.im, scl = (R)1 / (b.im + b.re * rat);
+    return cplx<R>{rat * scl, -scl};
+}
+template <class R> TL_HD R c_abs(cplx<R> a)
+{
+    return hypot(a.re, a.im);
+}
+/* Principal square root (finite inputs; C99's special values for inf and
+ * NaN are not all reproduced). */
+template <class R> TL_HD cplx<R> c_sqrt(cplx<R> z)
+{
+    const R x = z.re, y = z.im;
+    if (x == 0 && y == 0) {
+        return cplx<R>{(R)0, y};
+    }
+    if (isinf(y)) {
+        return cplx<R>{(R)INFINITY, y};
+    }
+    const R t = sqrt((fabs(x) + hypot(x, y)) * (R)0.5);
+    if (x >= 0) {
+        return cplx<R>{t, y / (2 * t)};
+    }
+    return cplx<R>{fabs(y) / (2 * t), copysign(t, y)};
+}
+template <class R> TL_HD cplx<R> c_exp(cplx<R> z)
+{
+    if (z.im == 0) {
+        return cplx<R>{exp(z.re), z.im};
+    }
+    const R e = exp(z.re);
+    return cplx<R>{e * cos(z.im), e * sin(z.im)};
+}
+template <class R> TL_HD cplx<R> c_log(cplx<R> z)
+{
+    return cplx<R>{log(hypot(z.re, z.im)), atan2(z.im, z.re)};
+}
+template <class R> TL_HD cplx<R> c_sin(cplx<R> z)
+{
+    return cplx<R>{sin(z.re) * cosh(z.im), cos(z.re) * sinh(z.im)};
+}
+template <class R> TL_HD cplx<R> c_cos(cplx<R> z)
+{
+    return cplx<R>{cos(z.re) * cosh(z.im), -(sin(z.re) * sinh(z.im))};
+}
+/* tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y), with the
+ * large-|x| limit taken directly to avoid inf / inf. */
+template <class R> TL_HD cplx<R> c_tanh(cplx<R> z)
+{
+    const R x = z.re, y = z.im;
+    if (fabs(x) > (R)22) {
+        const R e = exp(-2 * fabs(x));
+        return cplx<R>{copysign((R)1, x), 4 * sin(y) * cos(y) * e};
+    }
+    const R d = cosh(2 * x) + cos(2 * y);
+    return cplx<R>{sinh(2 * x) / d, sin(2 * y) / d};
+}
+/* tan z = -i tanh(i z). */
+template <class R> TL_HD cplx<R> c_tan(cplx<R> z)
+{
+    const cplx<R> t = c_tanh(cplx<R>{-z.im, z.re});
+    return cplx<R>{t.im, -t.re};
+}
+/* NumPy's cpow: exact repeated multiplication for small integer powers. */
+template <class R> TL_HD cplx<R> c_pow(cplx<R> a, cplx<R> b)
+{
+    if (b.re == 0 && b.im == 0) {
+        return cplx<R>{(R)1, (R)0};
+    }
+    if (a.re == 0 && a.im == 0) {
+        if (b.re > 0 && b.im == 0) {
+            return cplx<R>{(R)0, (R)0};
+        }
+        return cplx<R>{(R)NAN, (R)NAN};
+    }
+    if (b.im == 0 && b.re > -100 && b.re < 100 && b.re == (R)(int)b.re) {
+        const int n = (int)b.re;
+        if (n == 1) {
+            return a;
+        }
+        if (n == 2) {
+            return c_mul(a, a);
+        }
+        if (n == 3) {
+            return c_mul(a, c_mul(a, a));
+        }
+        unsigned m = (unsigned)(n < 0 ? -n : n);
+        cplx<R> acc{(R)1, (R)0}, p = a;
+        for (;;) {
+            if (m & 1u) {
+                acc = c_mul(acc, p);
+            }
+            m >>= 1;
+            if (!m) {
+                break;
+            }
+            p = c_mul(p, p);
+        }
+        return n < 0 ? c_div(cplx<R>{(R)1, (R)0}, acc) : acc;
+    }
+    return c_exp(c_mul(b, c_log(a)));
+}
+
+/* ---- binary ops ------------------------------------------------------- */
+
+/* Every op functor: `typedef ... R;` the result type for compute type C,
+ * and `R operator()(C a, C b) const`.  Only the (op, C) pairs the CPU
+ * table has are instantiated (csrc/cuda/ew_binary.cu). */
+
+template <class C> struct op_add {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_bool_v<C>) {
+            return C{(uint8_t)(a.v | b.v)};
+        }
+        else if constexpr (is_int_v<C>) {
+            return (C)((wide_t<C>)a + (wide_t<C>)b);
+        }
+        else if constexpr (is_cplx_v<C>) {
+            return c_add(a, b);
+        }
+        else {
+            return a + b;
+        }
+    }
+};
+
+template <class C> struct op_sub {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_int_v<C>) {
+            return (C)((wide_t<C>)a - (wide_t<C>)b);
+        }
+        else if constexpr (is_cplx_v<C>) {
+            return c_sub(a, b);
+        }
+        else {
+            return a - b;
+        }
+    }
+};
+
+template <class C> struct op_mul {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_bool_v<C>) {
+            return C{(uint8_t)(a.v & b.v)};
+        }
+        else if constexpr (is_int_v<C>) {
+            return (C)((wide_t<C>)a * (wide_t<C>)b);
+        }
+        else if constexpr (is_cplx_v<C>) {
+            return c_mul(a, b);
+        }
+        else {
+            return a * b;
+        }
+    }
+};
+
+/* a + alpha * b, alpha in the compute type. */
+template <class C> struct op_add_alpha {
+    typedef C R;
+    C al;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_bool_v<C>) {
+            return C{(uint8_t)(a.v | (al.v & b.v))};
+        }
+        else if constexpr (is_int_v<C>) {
+            return (C)((wide_t<C>)a + (wide_t<C>)al * (wide_t<C>)b);
+        }
+        else if constexpr (is_cplx_v<C>) {
+            return c_add(a, c_mul(al, b));
+        }
+        else {
+            return a + al * b;
+        }
+    }
+};
+
+template <class C> struct op_div {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_cplx_v<C>) {
+            return c_div(a, b);
+        }
+        else {
+            return a / b;
+        }
+    }
+};
+
+/* Floor division: Python's rules for integers (INT_MIN // -1 wraps, a
+ * zero divisor -- refused before the launch -- gives 0); NumPy's
+ * npy_divmod for floats. */
+template <class C> struct op_floor_divide {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_int_v<C>) {
+            if (b == 0) {
+                return 0;
+            }
+            if constexpr (std::is_signed<C>::value) {
+                if (b == -1) {
+                    return (C)((wide_t<C>)0 - (wide_t<C>)a);
+                }
+                C q = (C)(a / b);
+                if ((C)(a % b) != 0 && ((a < 0) != (b < 0))) {
+                    q = (C)(q - 1);
+                }
+                return q;
+            }
+            else {
+                return (C)(a / b);
+            }
+        }
+        else {
+            if (b == 0) {
+                return a / b;
+            }
+            const C mod = fmod(a, b);
+            C div = (a - mod) / b;
+            if (mod != 0 && ((b < 0) != (mod < 0))) {
+                div -= 1;
+            }
+            if (div != 0) {
+                C fl = floor(div);
+                if (div - fl > (C)0.5) {
+                    fl += 1;
+                }
+                return fl;
+            }
+            return copysign((C)0, a / b);
+        }
+    }
+};
+
+/* Remainder with the divisor's sign (Python). */
+template <class C> struct op_remainder {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_int_v<C>) {
+            if constexpr (std::is_signed<C>::value) {
+                if (b == 0 || b == -1) {
+                    return 0;
+                }
+                C r = (C)(a % b);
+                if (r != 0 && ((r < 0) != (b < 0))) {
+                    r = (C)(r + b);
+                }
+                return r;
+            }
+            else {
+                return b ? (C)(a % b) : (C)0;
+            }
+        }
+        else {
+            C mod = fmod(a, b);
+            if (b == 0) {
+                return mod;
+            }
+            if (mod != 0) {
+                if ((b < 0) != (mod < 0)) {
+                    mod += b;
+                }
+            }
+            else {
+                mod = copysign((C)0, b);
+            }
+            return mod;
+        }
+    }
+};
+
+template <class C> TL_HD C upow(C a, C b)
+{
+    wide_t<C> r = 1, x = (wide_t<C>)a;
+    while (b) {
+        if (b & 1) {
+            r *= x;
+        }
+        x *= x;
+        b = (C)(b >> 1);
+    }
+    return (C)r;
+}
+
+template <class C> struct op_pow {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_int_v<C>) {
+            if constexpr (std::is_signed<C>::value) {
+                if (b < 0) { /* refused before the launch */
+                    return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+                }
+            }
+            return upow<C>(a, b);
+        }
+        else if constexpr (is_cplx_v<C>) {
+            return c_pow(a, b);
+        }
+        else {
+            return pow(a, b);
+        }
+    }
+};
+
+/* NaN-propagating maximum / minimum. */
+template <class C> struct op_maximum {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_bool_v<C>) {
+            return C{(uint8_t)(a.v | b.v)};
+        }
+        else if constexpr (is_int_v<C>) {
+            return a > b ? a : b;
+        }
+        else {
+            const C m = a >= b ? a : b;
+            return a != a ? a : m;
+        }
+    }
+};
+
+template <class C> struct op_minimum {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_bool_v<C>) {
+            return C{(uint8_t)(a.v & b.v)};
+        }
+        else if constexpr (is_int_v<C>) {
+            return a < b ? a : b;
+        }
+        else {
+            const C m = a <= b ? a : b;
+            return a != a ? a : m;
+        }
+    }
+};
+
+/* The comparable value of a compute type (bool by its byte). */
+template <class C> TL_HD auto ord(C a)
+{
+    if constexpr (is_bool_v<C>) {
+        return a.v;
+    }
+    else {
+        return a;
+    }
+}
+
+template <class C> struct op_eq {
+    typedef b8 R;
+    TL_HD R operator()(C a, C b) const
+    {
+        if constexpr (is_cplx_v<C>) {
+            return R{(uint8_t)(a.re == b.re && a.im == b.im)};
+        }
+        else {
+            return R{(uint8_t)(ord(a) == ord(b))};
+        }
+    }
+};
+
+template <class C> struct op_ne {
+    typedef b8 R;
+    TL_HD R operator()(C a, C b) const
+    {
+        return R{(uint8_t)!op_eq<C>()(a, b).v};
+    }
+};
+
+#define TLK_CMP(NAME, OP)                                                   \
+    template <class C> struct NAME {                                        \
+        typedef b8 R;                                                       \
+        TL_HD R operator()(C a, C b) const                                  \
+        {                                                                   \
+            return R{(uint8_t)(ord(a) OP ord(b))};                          \
+        }                                                                   \
+    };
+TLK_CMP(op_lt, <)
+TLK_CMP(op_le, <=)
+TLK_CMP(op_gt, >)
+TLK_CMP(op_ge, >=)
+#undef TLK_CMP
+
+/* Logical ops compute in bool. */
+template <class C> struct op_logical_and {
+    typedef b8 R;
+    TL_HD R operator()(C a, C b) const
+    {
+        return R{(uint8_t)(a.v && b.v)};
+    }
+};
+template <class C> struct op_logical_or {
+    typedef b8 R;
+    TL_HD R operator()(C a, C b) const
+    {
+        return R{(uint8_t)(a.v || b.v)};
+    }
+};
+template <class C> struct op_logical_xor {
+    typedef b8 R;
+    TL_HD R operator()(C a, C b) const
+    {
+        return R{(uint8_t)((a.v != 0) ^ (b.v != 0))};
+    }
+};
+
+#define TLK_BITWISE(NAME, OP)                                               \
+    template <class C> struct NAME {                                        \
+        typedef C R;                                                        \
+        TL_HD R operator()(C a, C b) const                                  \
+        {                                                                   \
+            if constexpr (is_bool_v<C>) {                                   \
+                return C{(uint8_t)(a.v OP b.v)};                            \
+            }                                                               \
+            else {                                                          \
+                return (C)(a OP b);                                         \
+            }                                                               \
+        }                                                                   \
+    };
+TLK_BITWISE(op_bitwise_and, &)
+TLK_BITWISE(op_bitwise_or, |)
+TLK_BITWISE(op_bitwise_xor, ^)
+#undef TLK_BITWISE
+
+/* Shifts by a count < 0 or >= the width give 0 (or the sign fill for a
+ * right shift of a negative), as NumPy. */
+template <class C> struct op_lshift {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        constexpr int bits = 8 * (int)sizeof(C);
+        if constexpr (std::is_signed<C>::value) {
+            if (b < 0 || b >= bits) {
+                return 0;
+            }
+        }
+        else {
+            if (b >= (C)bits) {
+                return 0;
+            }
+        }
+        return (C)((wide_t<C>)a << b);
+    }
+};
+
+template <class C> struct op_rshift {
+    typedef C R;
+    TL_HD R operator()(C a, C b) const
+    {
+        constexpr int bits = 8 * (int)sizeof(C);
+        if constexpr (std::is_signed<C>::value) {
+            if (b < 0 || b >= bits) {
+                return (C)(a < 0 ? -1 : 0);
+            }
+        }
+        else {
+            if (b >= (C)bits) {
+                return 0;
+            }
+        }
+        return (C)(a >> b);
+    }
+};
+
+/* ---- unary ops ---------------------------------------------------------- */
+
+/* Unary functors: `typedef ... R;` and `R operator()(C a) const`. */
+
+#define TLK_UNARY(NAME, RT, BODY)                                           \
+    template <class C> struct NAME {                                        \
+        typedef RT R;                                                       \
+        TL_HD R operator()(C a) const                                       \
+        {                                                                   \
+            BODY                                                            \
+        }                                                                   \
+    };
+
+TLK_UNARY(op_neg, C, {
+    if constexpr (is_int_v<C>) {
+        return (C)((wide_t<C>)0 - (wide_t<C>)a);
+    }
+    else if constexpr (is_cplx_v<C>) {
+        return C{-a.re, -a.im};
+    }
+    else {
+        return -a;
+    }
+})
+
+template <class C> struct op_abs {
+    typedef typename real_of<C>::type R;
+    TL_HD R operator()(C a) const
+    {
+        if constexpr (is_bool_v<C>) {
+            return a;
+        }
+        else if constexpr (is_int_v<C>) {
+            if constexpr (std::is_signed<C>::value) {
+                return a < 0 ? (C)((wide_t<C>)0 - (wide_t<C>)a) : a;
+            }
+            else {
+                return a;
+            }
+        }
+        else if constexpr (is_cplx_v<C>) {
+            return c_abs(a);
+        }
+        else {
+            return fabs(a);
+        }
+    }
+};
+
+TLK_UNARY(op_sign, C, {
+    if constexpr (is_bool_v<C>) {
+        return a;
+    }
+    else if constexpr (is_int_v<C>) {
+        if constexpr (std::is_signed<C>::value) {
+            return (C)((a > 0) - (a < 0));
+        }
+        else {
+            return (C)(a > 0);
+        }
+    }
+    else {
+        return a > 0 ? (C)1 : a < 0 ? (C)-1 : a == 0 ? (C)0 : a;
+    }
+})
+
+TLK_UNARY(op_sgn, C, {
+    if constexpr (is_cplx_v<C>) {
+        const auto m = c_abs(a);
+        return m == 0 ? C{0, 0} : C{a.re / m, a.im / m};
+    }
+    else {
+        return op_sign<C>()(a);
+    }
+})
+
+#define TLK_FLOAT_UNARY(NAME, REAL, CPLX)                                   \
+    TLK_UNARY(NAME, C, {                                                    \
+        if constexpr (is_cplx_v<C>) {                                       \
+            CPLX;                                                           \
+        }                                                                   \
+        else {                                                              \
+            REAL;                                                           \
+        }                                                                   \
+    })
+
+TLK_FLOAT_UNARY(op_sqrt, return sqrt(a), return c_sqrt(a))
+TLK_FLOAT_UNARY(op_rsqrt, return (C)1 / sqrt(a), return c_recip(c_sqrt(a)))
+TLK_FLOAT_UNARY(op_exp, return exp(a), return c_exp(a))
+TLK_FLOAT_UNARY(op_expm1, return expm1(a), {
+    typedef typename real_of<C>::type Rl;
+    const Rl s = sin(a.im / 2);
+    return C{expm1(a.re) * cos(a.im) - 2 * s * s, exp(a.re) * sin(a.im)};
+})
+TLK_FLOAT_UNARY(op_log, return log(a), return c_log(a))
+TLK_FLOAT_UNARY(op_log1p, return log1p(a), {
+    typedef typename real_of<C>::type Rl;
+    const Rl l = hypot(a.re + 1, a.im);
+    return C{log(l), atan2(a.im, a.re + 1)};
+})
+TLK_FLOAT_UNARY(op_log2, return log2(a), {
+    typedef typename real_of<C>::type Rl;
+    const C l = c_log(a);
+    return C{l.re / (Rl)0.69314718055994530942, l.im /
+             (Rl)0.69314718055994530942};
+})
+TLK_FLOAT_UNARY(op_log10, return log10(a), {
+    typedef typename real_of<C>::type Rl;
+    const C l = c_log(a);
+    return C{l.re / (Rl)2.30258509299404568402, l.im /
+             (Rl)2.30258509299404568402};
+})
+TLK_FLOAT_UNARY(op_sin, return sin(a), return c_sin(a))
+TLK_FLOAT_UNARY(op_cos, return cos(a), return c_cos(a))
+TLK_FLOAT_UNARY(op_tan, return tan(a), return c_tan(a))
+TLK_FLOAT_UNARY(op_tanh, return tanh(a), return c_tanh(a))
+TLK_FLOAT_UNARY(op_sigmoid, return (C)1 / ((C)1 + exp(-a)), {
+    const C e = c_exp(C{-a.re, -a.im});
+    return c_recip(C{1 + e.re, e.im});
+})
+TLK_FLOAT_UNARY(op_reciprocal, return (C)1 / a, return c_recip(a))
+
+TLK_UNARY(op_relu, C, {
+    if constexpr (is_int_v<C>) {
+        if constexpr (std::is_signed<C>::value) {
+            return a > 0 ? a : (C)0;
+        }
+        else {
+            return a;
+        }
+    }
+    else {
+        return a < 0 ? (C)0 : a;
+    }
+})
+TLK_UNARY(op_floor, C, { return floor(a); })
+TLK_UNARY(op_ceil, C, { return ceil(a); })
+TLK_UNARY(op_round, C, { return rint(a); }) /* half to even */
+TLK_UNARY(op_trunc, C, { return trunc(a); })
+TLK_UNARY(op_square, C, {
+    if constexpr (is_int_v<C>) {
+        return (C)((wide_t<C>)a * (wide_t<C>)a);
+    }
+    else if constexpr (is_cplx_v<C>) {
+        return c_mul(a, a);
+    }
+    else {
+        return a * a;
+    }
+})
+TLK_UNARY(op_logical_not, b8, { return b8{(uint8_t)!a.v}; })
+TLK_UNARY(op_bitwise_not, C, {
+    if constexpr (is_bool_v<C>) {
+        return C{(uint8_t)!a.v};
+    }
+    else {
+        return (C)~a;
+    }
+})
+TLK_UNARY(op_isnan, b8, {
+    if constexpr (is_flt_v<C>) {
+        return b8{(uint8_t)(a != a)};
+    }
+    else if constexpr (is_cplx_v<C>) {
+        return b8{(uint8_t)(a.re != a.re || a.im != a.im)};
+    }
+    else {
+        return b8{0};
+    }
+})
+TLK_UNARY(op_isinf, b8, {
+    if constexpr (is_flt_v<C>) {
+        return b8{(uint8_t)(isinf(a) != 0)};
+    }
+    else if constexpr (is_cplx_v<C>) {
+        return b8{(uint8_t)(isinf(a.re) || isinf(a.im))};
+    }
+    else {
+        return b8{0};
+    }
+})
+TLK_UNARY(op_isfinite, b8, {
+    if constexpr (is_flt_v<C>) {
+        return b8{(uint8_t)(isfinite(a) != 0)};
+    }
+    else if constexpr (is_cplx_v<C>) {
+        return b8{(uint8_t)(isfinite(a.re) && isfinite(a.im))};
+    }
+    else {
+        return b8{1};
+    }
+})
+TLK_UNARY(op_identity, C, { return a; })
+#undef TLK_FLOAT_UNARY
+#undef TLK_UNARY
+
+/* ---- ternary ---------------------------------------------------------- */
+
+template <class C> TL_HD bool nonzero(C a)
+{
+    if constexpr (is_bool_v<C>) {
+        return a.v != 0;
+    }
+    else if constexpr (kind_of<C>::value == K_HALF ||
+                       kind_of<C>::value == K_BF16) {
+        return (a.x & 0x7fffu) != 0;
+    }
+    else if constexpr (is_cplx_v<C>) {
+        return a.re != 0 || a.im != 0;
+    }
+    else {
+        return a != 0;
+    }
+}
+
+/* cond ? a : b; the condition arrives converted to C (0 or 1). */
+template <class C> struct op_where {
+    typedef C R;
+    TL_HD R operator()(C c, C a, C b) const
+    {
+        return nonzero(c) ? a : b;
+    }
+};
+
+/* min(max(a, lo), hi) as PyTorch: a NaN bound gives NaN. */
+template <class C> struct op_clamp {
+    typedef C R;
+    TL_HD R operator()(C a, C lo, C hi) const
+    {
+        if constexpr (is_flt_v<C>) {
+            if (lo != lo) {
+                return lo;
+            }
+            if (hi != hi) {
+                return hi;
+            }
+        }
+        const C m = ord(a) < ord(lo) ? lo : a;
+        return ord(m) > ord(hi) ? hi : m;
+    }
+};
+
+} /* namespace tlk */
+
+#endif /* TENSORLIB_CSRC_CUDA_KERNELS_CUH */

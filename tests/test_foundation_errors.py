@@ -1,0 +1,452 @@
+"""Every bad input of the foundation: the right exception type, a message
+that names the sizes/dtypes/strings involved, and nothing allocated or
+changed (validate, then allocate, then commit)."""
+import contextlib
+import gc
+import re
+
+import numpy as np
+import pytest
+
+import tensorlib as tl
+
+T = tl._C._testing
+CREATORS = {
+    "empty": lambda **kw: tl.empty(2, 3, **kw),
+    "zeros": lambda **kw: tl.zeros((2, 3), **kw),
+    "ones": lambda **kw: tl.ones([2, 3], **kw),
+    "full": lambda **kw: tl.full((2, 3), 1, **kw),
+    "arange": lambda **kw: tl.arange(6, **kw),
+    "tensor": lambda **kw: tl.tensor([[1, 2], [3, 4]], **kw),
+}
+LIKE = {
+    "empty_like": lambda src, **kw: tl.empty_like(src, **kw),
+    "zeros_like": lambda src, **kw: tl.zeros_like(src, **kw),
+    "ones_like": lambda src, **kw: tl.ones_like(src, **kw),
+    "full_like": lambda src, **kw: tl.full_like(src, 2, **kw),
+}
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """No cyclic collection inside: garbage of earlier tests must not be
+    freed in the middle of a before/after comparison.  (Tensors die by
+    reference counting, so no gc pass is needed for the call itself.)"""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def nothing_allocated():
+    """Asserts that the block allocated nothing that survived and made no
+    allocation at all."""
+    with gc_paused():
+        before = tl.memory_stats()
+        yield
+        after = tl.memory_stats()
+    assert after["active_bytes"] == before["active_bytes"]
+    assert after["alloc_count"] == before["alloc_count"]
+
+
+@contextlib.contextmanager
+def nothing_leaked():
+    """Asserts that whatever was allocated was given back."""
+    with gc_paused():
+        before = tl.memory_stats()["active_bytes"]
+        yield
+        after = tl.memory_stats()["active_bytes"]
+    assert after == before
+
+
+def raises(exc, f, *needles):
+    """Calls f, expecting exc with every needle in its message."""
+    with pytest.raises(exc) as info:
+        f()
+    msg = str(info.value)
+    for n in needles:
+        assert str(n) in msg, (n, msg)
+    return info.value
+
+
+def snapshot(t):
+    return (t.shape, t.stride(), t.storage_offset(), t.dtype, t.data_ptr(),
+            t.tolist(), T.export_count(t), T.storage_refcount(t))
+
+
+# ---- negative sizes ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("call, shape", [
+    (lambda: tl.empty(-1), [-1]),
+    (lambda: tl.zeros(2, -3), [2, -3]),
+    (lambda: tl.ones((4, -1)), [4, -1]),
+    (lambda: tl.empty([3, 0, -2], dtype=tl.int8), [3, 0, -2]),
+    (lambda: tl.full((-2,), 1.0), [-2]),
+    (lambda: tl.full([5, -7], 1, dtype=tl.complex128), [5, -7]),
+    (lambda: tl.empty(-5, memory_format=tl.contiguous_format), [-5]),
+    (lambda: tl.zeros(2 ** 62, -1), [2 ** 62, -1]),
+])
+def test_negative_sizes(call, shape):
+    with nothing_allocated():
+        e = raises(tl.ShapeError, call, str(shape), str(min(shape)))
+    assert isinstance(e, ValueError) and isinstance(e, RuntimeError)
+
+
+def test_negative_size_in_as_strided():
+    t = tl.arange(10)
+    before = snapshot(t)
+    with nothing_allocated():
+        raises(tl.ShapeError, lambda: t.as_strided((3, -1), (1, 1)),
+               "[3, -1]", "-1")
+    assert snapshot(t) == before
+
+
+# ---- numel and byte-size overflow -------------------------------------------
+
+
+@pytest.mark.parametrize("call, needles", [
+    (lambda: tl.empty(2 ** 62, 4), ["4611686018427387904", "[4611686018427387904, 4]"]),
+    (lambda: tl.empty((2 ** 62, 4, 0)), ["[4611686018427387904, 4, 0]"]),
+    (lambda: tl.zeros(2 ** 31, 2 ** 31, 4), ["[2147483648, 2147483648, 4]"]),
+    (lambda: tl.ones(2 ** 62, dtype=tl.float32), ["4611686018427387904", "itemsize 4"]),
+    (lambda: tl.empty(2 ** 61, 2, dtype=tl.int64), ["[2305843009213693952, 2]", "itemsize 8"]),
+    (lambda: tl.empty(2 ** 60, 8, dtype=tl.complex128), ["[1152921504606846976, 8]"]),
+    (lambda: tl.full((2 ** 62, 4), 1.5), ["[4611686018427387904, 4]"]),
+    (lambda: tl.empty(2 ** 63), ["9223372036854775808"]),
+    (lambda: tl.zeros(3, 2 ** 64), ["18446744073709551616"]),
+    (lambda: tl.empty_like(tl.zeros(2), dtype=tl.int8).as_strided(
+        (2, 2), (2 ** 62, 2 ** 62)), ["[2, 2]", "[4611686018427387904, 4611686018427387904]"]),
+    (lambda: tl.arange(2 ** 62, dtype=tl.float64), ["4611686018427387904", "itemsize 8"]),
+])
+def test_size_overflow(call, needles):
+    with nothing_leaked():
+        raises(OverflowError, call, *needles)
+
+
+def test_size_overflow_allocates_nothing():
+    for call in (lambda: tl.empty(2 ** 62, 4), lambda: tl.zeros((2 ** 62, 4, 0)),
+                 lambda: tl.ones(2 ** 61, 2, dtype=tl.int64),
+                 lambda: tl.full((2 ** 63,), 0)):
+        with nothing_allocated():
+            with pytest.raises(OverflowError):
+                call()
+
+
+def test_running_product_order_as_torch(torch):
+    # (2**62, 0) is a valid empty shape; (2**62, 4, 0) overflows before the
+    # 0 is seen, as in PyTorch.
+    t = tl.empty((2 ** 62, 0))
+    assert t.shape == (2 ** 62, 0) and t.numel() == 0 and t.nbytes == 0
+    assert torch.empty((2 ** 62, 0)).shape == (2 ** 62, 0)
+    with pytest.raises(RuntimeError):
+        torch.empty((2 ** 62, 4, 0))
+    with pytest.raises(OverflowError):
+        tl.empty((2 ** 62, 4, 0))
+    # (0, 2**62, 4) has a valid numel (0) but its strides overflow, which
+    # PyTorch refuses too ("Stride calculation overflowed").
+    with pytest.raises(RuntimeError, match="[Ss]tride"):
+        torch.empty((0, 2 ** 62, 4))
+    with nothing_allocated():
+        raises(OverflowError, lambda: tl.zeros(0, 2 ** 62, 4), "stride",
+               "[0, 4611686018427387904, 4]")
+        raises(OverflowError, lambda: tl.empty(
+            (1, 2 ** 62, 0, 4), memory_format=tl.channels_last), "stride")
+    assert tl.empty(0, 2 ** 62, 1).stride() == \
+        torch.empty((0, 2 ** 62, 1)).stride()
+    assert tl.empty(0, 2 ** 63 - 1).stride() == (2 ** 63 - 1, 1)
+
+
+def test_allocation_failure_is_memory_error():
+    with nothing_allocated():
+        raises(MemoryError, lambda: tl.empty(2 ** 41, dtype=tl.float64),
+               str(2 ** 44))
+
+
+# ---- dtype and device strings ----------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(CREATORS))
+@pytest.mark.parametrize("bad", ["float33", "torch.float32", "Float32", "",
+                                 "f4x", "int128"])
+def test_unknown_dtype_strings(name, bad):
+    with nothing_allocated():
+        raises(TypeError, lambda: CREATORS[name](dtype=bad), "'%s'" % bad)
+
+
+@pytest.mark.parametrize("name", sorted(LIKE))
+def test_unknown_dtype_strings_like(name):
+    src = tl.zeros(2, 3)
+    before = snapshot(src)
+    with nothing_allocated():
+        raises(TypeError, lambda: LIKE[name](src, dtype="float33"),
+               "'float33'")
+    assert snapshot(src) == before
+
+
+@pytest.mark.parametrize("name", sorted(CREATORS))
+@pytest.mark.parametrize("bad", ["gpu", "cuda:", "cuda:-1", "cpu:1", "",
+                                 "CUDA", "cuda:1:2", "cuda:999"])
+def test_unknown_device_strings(name, bad):
+    with nothing_allocated():
+        raises(ValueError, lambda: CREATORS[name](device=bad), "'%s'" % bad)
+
+
+@pytest.mark.parametrize("name", sorted(LIKE))
+def test_unknown_device_strings_like(name):
+    src = tl.ones(3)
+    before = snapshot(src)
+    with nothing_allocated():
+        raises(ValueError, lambda: LIKE[name](src, device="tpu"), "'tpu'")
+    assert snapshot(src) == before
+
+
+def test_dtype_numpy_without_equivalent():
+    with nothing_allocated():
+        raises(TypeError, lambda: tl.zeros(2, dtype=np.dtype("U3")), "U3")
+        raises(TypeError, lambda: tl.zeros(2, dtype=object), "object")
+        raises(ValueError, lambda: tl.zeros(2, dtype=np.dtype(">f4")),
+               "byte order")
+
+
+# ---- as_strided -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size, stride, offset, needles", [
+    ((4, 4), (4, 1), 0, ["[4, 4]", "[4, 1]", "48 bytes"]),
+    ((13,), (1,), 0, ["[13]", "[1]", "48 bytes"]),
+    ((2,), (1,), 11, ["[2]", "[1]", "11", "48 bytes"]),
+    ((3,), (-1,), 1, ["[3]", "[-1]", "48 bytes"]),
+    ((2, 2), (6, 6), 0, ["[2, 2]", "[6, 6]", "48 bytes"]),
+    ((1,), (1,), 12, ["12", "48 bytes"]),
+])
+def test_as_strided_beyond_storage(size, stride, offset, needles):
+    t = tl.arange(12, dtype=tl.float32)
+    v = t.as_strided((3,), (2,), 1)
+    for src in (t, v):
+        before = snapshot(src)
+        with nothing_allocated():
+            raises(tl.ShapeError,
+                   lambda: src.as_strided(size, stride, offset), *needles)
+        assert snapshot(src) == before
+
+
+def test_as_strided_negative_offset():
+    t = tl.arange(12, dtype=tl.float32)
+    before = snapshot(t)
+    with nothing_allocated():
+        raises(tl.ShapeError, lambda: t.as_strided((2,), (1,), -1),
+               "offset", "-1")
+        raises(tl.ShapeError,
+               lambda: t.as_strided((2,), (1,), storage_offset=-2 ** 40),
+               str(-2 ** 40))
+    assert snapshot(t) == before
+
+
+def test_as_strided_argument_errors():
+    t = tl.arange(12, dtype=tl.float32)
+    before = snapshot(t)
+    with nothing_allocated():
+        raises(tl.ShapeError, lambda: t.as_strided((2, 3), (1,)), "2", "1")
+        raises(TypeError, lambda: t.as_strided((2.5,), (1,)), "float")
+        raises(TypeError, lambda: t.as_strided((2,), (1,), "0"), "str")
+        raises(TypeError, lambda: t.as_strided(2, 1))
+        raises(TypeError, lambda: t.as_strided((2,)))
+        raises(TypeError, lambda: t.as_strided((2,), (1,), 0, 0))
+        raises(TypeError, lambda: t.as_strided(size=(2,), stride=(1,), x=1),
+               "x")
+    assert snapshot(t) == before
+
+
+# ---- item, bool, scalars ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(2,), (0,), (3, 4), (1, 0), (2, 1, 1)])
+def test_item_on_many_elements(shape):
+    t = tl.zeros(shape)
+    n = t.numel()
+    before = snapshot(t)
+    with nothing_allocated():
+        raises(tl.ShapeError, t.item, str(n))
+        for f in (int, float, complex):
+            raises(tl.ShapeError, lambda: f(t), str(n))
+        with pytest.raises(tl.ShapeError):
+            bool(t)
+        with pytest.raises(TypeError):
+            t.__index__()
+    assert snapshot(t) == before
+
+
+def test_len_and_iter_of_zero_dim():
+    t = tl.tensor(5)
+    with nothing_allocated():
+        raises(TypeError, lambda: len(t), "0-d")
+        raises(TypeError, lambda: iter(t), "0-d")
+        with pytest.raises(IndexError):
+            t[0]
+
+
+# ---- .numpy() of bfloat16 -----------------------------------------------------
+
+
+def test_numpy_of_bfloat16():
+    t = tl.ones(2, 2, dtype=tl.bfloat16)
+    before = snapshot(t)
+    with nothing_allocated():
+        raises(TypeError, t.numpy, "bfloat16")
+        raises(TypeError, lambda: np.asarray(t), "bfloat16")
+        raises(BufferError, lambda: memoryview(t), "bfloat16")
+    assert snapshot(t) == before
+
+
+# ---- wrong argument types -----------------------------------------------------------
+
+
+WRONG_TYPES = [
+    (lambda: tl.empty("3"), "str"),
+    (lambda: tl.empty(2.0), "float"),
+    (lambda: tl.empty([2, None]), "NoneType"),
+    (lambda: tl.zeros((2, 3.5)), "float"),
+    (lambda: tl.ones(2, dtype=3), "int"),
+    (lambda: tl.ones(2, dtype=[1]), "list"),
+    (lambda: tl.empty(2, device=1.5), "float"),
+    (lambda: tl.empty(2, device=["cpu"]), "list"),
+    (lambda: tl.empty(2, memory_format="channels_last"), "str"),
+    (lambda: tl.empty(2, memory_kind=1.5), "float"),
+    (lambda: tl.empty(2, bogus=1), "bogus"),
+    (lambda: tl.empty(), "size"),
+    (lambda: tl.full(2, 1.0, dtype=tl.float32, device="cpu", extra=1),
+     "extra"),
+    (lambda: tl.full("2", 1), "str"),
+    (lambda: tl.full((2,), "x"), "str"),
+    (lambda: tl.full((2,), None), "NoneType"),
+    (lambda: tl.full((2,)), ""),
+    (lambda: tl.full((2,), 1j, dtype=tl.float32), "complex"),
+    (lambda: tl.arange("3"), "str"),
+    (lambda: tl.arange(3, dtype=tl.bool), "bool"),
+    (lambda: tl.arange(3, dtype=tl.complex128), "complex128"),
+    (lambda: tl.arange(1, 2, 3, 4), ""),
+    (lambda: tl.tensor("abc"), "str"),
+    (lambda: tl.tensor([1, "a"]), "str"),
+    (lambda: tl.tensor([[1, 2], [3, None]]), "NoneType"),
+    (lambda: tl.tensor(object()), "object"),
+    (lambda: tl.tensor({1: 2}), "dict"),
+    (lambda: tl.tensor(), "data"),
+    (lambda: tl.tensor([1], dtype="float33"), "float33"),
+    (lambda: tl.zeros_like([1, 2]), ""),
+    (lambda: tl.ones_like(np.zeros(2)), ""),
+    (lambda: tl.full_like(tl.zeros(2), "x"), "str"),
+    (lambda: tl.from_numpy([1, 2]), "list"),
+    (lambda: tl.from_numpy(np.zeros(2, dtype=object)), "O"),
+    (lambda: tl.memory_stats(device=2.5), "float"),
+    (lambda: tl.memory_stats(kind=[0]), "list"),
+    (lambda: tl.zeros(2).size("0"), "str"),
+    (lambda: tl.zeros(2).stride(0.0), "float"),
+    (lambda: tl.zeros(2).is_contiguous(memory_format="channels_last"),
+     "str"),
+    (lambda: tl.zeros(2).is_contiguous(tl.channels_last, 1), ""),
+    (lambda: tl.zeros(2).numpy(True), ""),
+    (lambda: tl.device(None), "NoneType"),
+    (lambda: tl.device("cpu", "0"), ""),
+    (lambda: tl.Tensor(), ""),
+    (lambda: tl.dtype(), ""),
+]
+
+
+@pytest.mark.parametrize("call, needle", WRONG_TYPES,
+                         ids=[str(i) for i in range(len(WRONG_TYPES))])
+def test_wrong_argument_types(call, needle):
+    with nothing_leaked():
+        raises(TypeError, call, needle)
+
+
+# ---- other bad values ---------------------------------------------------------------
+
+
+BAD_VALUES = [
+    (lambda: tl.empty(2, 3, memory_format=tl.channels_last), tl.ShapeError,
+     ["4-D", "[2, 3]"]),
+    (lambda: tl.zeros(1, 2, 3, 4, memory_format=tl.channels_last_3d),
+     tl.ShapeError, ["5-D", "[1, 2, 3, 4]"]),
+    (lambda: tl.empty(*([1] * 65)), ValueError, ["64", "65"]),
+    (lambda: tl.tensor([[1, 2], [3]]), ValueError, ["2", "1"]),
+    (lambda: tl.tensor([[1], 2]), ValueError, ["depth"]),
+    (lambda: tl.arange(0, 10, 0), ValueError, ["step"]),
+    (lambda: tl.arange(10, 0, 1), ValueError, ["10", "0"]),
+    (lambda: tl.arange(float("nan")), ValueError, ["finite"]),
+    (lambda: tl.empty(2, memory_kind="bogus"), ValueError, ["'bogus'"]),
+    (lambda: tl.empty(2, memory_kind=99), ValueError, ["99"]),
+    (lambda t=tl.zeros(2): t.is_contiguous(memory_format=tl.preserve_format),
+     ValueError, ["preserve_format"]),
+    (lambda: tl.full((2,), 256, dtype=tl.uint8), OverflowError,
+     ["256", "uint8"]),
+    (lambda: tl.full((2,), -1, dtype=tl.uint64), OverflowError,
+     ["-1", "uint64"]),
+    (lambda: tl.full((2,), 2 ** 70), OverflowError, [str(2 ** 70)]),
+    (lambda: tl.full((2,), float("inf"), dtype=tl.int32), OverflowError,
+     ["inf", "int32"]),
+    (lambda: tl.from_numpy(np.zeros(2, ">i4")), ValueError, ["byte order"]),
+    (lambda: tl.device("cuda:64"), ValueError, ["'cuda:64'"]),
+    (lambda: tl.device("cpu", 1), ValueError, ["1"]),
+]
+
+
+@pytest.mark.parametrize("call, exc, needles", BAD_VALUES,
+                         ids=[str(i) for i in range(len(BAD_VALUES))])
+def test_bad_values(call, exc, needles):
+    with nothing_allocated():
+        raises(exc, call, *needles)
+
+
+def test_tensor_value_errors_leak_nothing():
+    # The value check of tensor() runs while the data is stored, after the
+    # allocation: the tensor is released again.
+    for data, dtype in [([1, 2, 300], tl.uint8), ([0.5, 1e10], tl.int32),
+                        ([[1, 2], [3, 2 ** 64]], None),
+                        ([1.0, float("nan")], tl.int64),
+                        ([1, 2j], tl.float64)]:
+        with nothing_leaked():
+            with pytest.raises((OverflowError, TypeError)):
+                tl.tensor(data, dtype=dtype)
+
+
+def test_like_failures_leave_source_unchanged():
+    src = tl.arange(6, dtype=tl.float32).as_strided((2, 3), (1, 2))
+    n = src.numpy()
+    before = snapshot(src)
+    for call in (lambda: tl.full_like(src, "x"),
+                 lambda: tl.full_like(src, 300, dtype=tl.uint8),
+                 lambda: tl.zeros_like(src, dtype="nope"),
+                 lambda: tl.ones_like(src, device="gpu"),
+                 lambda: tl.empty_like(src, memory_format=tl.channels_last),
+                 lambda: tl.empty_like(src, memory_kind="nope")):
+        with nothing_allocated():
+            with pytest.raises((TypeError, ValueError, OverflowError)):
+                call()
+        assert snapshot(src) == before
+    del n
+
+
+def test_errors_do_not_leave_error_state():
+    # A failing call must not poison the next one (the thread-local core
+    # error record is cleared when it becomes an exception).
+    for _ in range(3):
+        with pytest.raises(tl.ShapeError):
+            tl.empty(-1)
+        assert tl.zeros(2).tolist() == [0.0, 0.0]
+        with pytest.raises(OverflowError):
+            tl.empty(2 ** 62, 4)
+        assert tl.arange(3).tolist() == [0, 1, 2]
+
+
+def test_messages_are_readable():
+    e = raises(tl.ShapeError, lambda: tl.empty(3, -4))
+    assert re.search(r"negative", str(e))
+    e = raises(TypeError, lambda: tl.zeros(2, dtype="nope"))
+    assert "float32" in str(e) and "int64" in str(e)  # lists the choices
+    e = raises(ValueError, lambda: tl.zeros(2, device="gpu"))
+    assert "cpu" in str(e) and "cuda" in str(e)

@@ -1,0 +1,64 @@
+"""`python -m tensorlib.tour` (the README's first command) runs cleanly and
+prints every section."""
+import os
+import subprocess
+import sys
+
+import tensorlib
+
+SECTIONS = [
+    "== Creating tensors",
+    "== Shape, strides and the storage underneath",
+    "== NumPy round trip, zero copy",
+    "== Allocator statistics",
+    "== Errors are clear",
+]
+
+
+def run_tour(tmp_path):
+    # The same tensorlib as this test process: its parent directory first on
+    # PYTHONPATH, run from an empty directory so that no other checkout is
+    # picked up.
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(
+        tensorlib.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                  if p])
+    return subprocess.run([sys.executable, "-m", "tensorlib.tour"],
+                          cwd=str(tmp_path), env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_tour_runs_and_prints_every_section(tmp_path):
+    r = run_tour(tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    out = r.stdout
+    assert out.startswith("tensorlib " + tensorlib.__version__)
+    positions = [out.find(s) for s in SECTIONS]
+    assert all(p >= 0 for p in positions), positions
+    assert positions == sorted(positions)
+    # A few facts each section shows.
+    assert "tensor([ 0.,  1.,  2.," in out
+    assert "tensorlib.Size([3, 4])" in out
+    assert "m.numpy()[0, 0] = 100 -> a[0]" in out and "100.0" in out
+    assert "(-1,)" in out  # from_numpy of a reversed array
+    assert "('f', (12,))" in out  # memoryview format and shape
+    assert "cache hits / misses" in out
+    for err in ("OverflowError", "ShapeError"):
+        assert err in out
+    assert "4611686018427387904" in out
+
+
+def test_tour_uses_this_tensorlib(tmp_path):
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(
+        tensorlib.__file__)))
+    env["PYTHONPATH"] = root
+    r = subprocess.run([sys.executable, "-c",
+                        "import tensorlib; print(tensorlib.__file__)"],
+                       cwd=str(tmp_path), env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert os.path.samefile(r.stdout.strip(), tensorlib.__file__)
