@@ -3,25 +3,48 @@
 Environment:
   TENSORLIB_SANITIZE=1  build with AddressSanitizer + UndefinedBehaviorSanitizer
   TENSORLIB_DEBUG=1     keep TL_ASSERT checks and build without optimisation
+  TENSORLIB_CUDA=1      add the CUDA plug-in (csrc/cuda): the .cu files are
+                        compiled by nvcc, cudart is linked statically.  The
+                        default build is CPU-only and never needs nvcc.
+  TENSORLIB_CUDA=emulate
+                        the CUDA plug-in with the CUDA runtime emulated on
+                        the host (a test build for machines without a GPU:
+                        Note [CUDA host emulation] in csrc/cuda/launch.cuh)
+  TENSORLIB_CUDA_ARCHS  GPU targets for nvcc: "80" (the default: one
+                        -gencode, sm_80), a list such as "80;90", or "all"
+                        (every architecture CUDA 13 supports, plus PTX)
+  CUDA_HOME             where CUDA lives (default: found from nvcc)
 """
 import glob
 import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def sources():
-    out = []
-    for layer in ("alloc", "core", "python"):
-        out += sorted(glob.glob(os.path.join("csrc", layer, "*.c")))
-    return out
-
-
 def flag(name):
     return os.environ.get(name, "") not in ("", "0")
+
+
+CUDA = os.environ.get("TENSORLIB_CUDA", "").strip().lower()
+if CUDA in ("", "0", "off", "no", "false"):
+    CUDA = ""
+elif CUDA != "emulate":
+    CUDA = "nvcc"
+
+
+def sources():
+    out = []
+    layers = ("alloc", "core", "python") + (("cuda",) if CUDA else ())
+    for layer in layers:
+        out += sorted(glob.glob(os.path.join("csrc", layer, "*.c")))
+    return out
 
 
 compile_args = [
@@ -30,6 +53,7 @@ compile_args = [
 ]
 link_args = []
 macros = [("TL_BUILDING_LIB", "1"), ("_GNU_SOURCE", "1")]
+san = []
 if flag("TENSORLIB_SANITIZE"):
     san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
            "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
@@ -40,15 +64,121 @@ else:
 if flag("TENSORLIB_DEBUG"):
     macros.append(("TL_DEBUG", "1"))
 
+# ---- CUDA -------------------------------------------------------------------
+
+# Every architecture CUDA 13 compiles for (Turing and newer), with PTX of
+# the newest so that later GPUs can JIT it.
+ALL_ARCHS = ["75", "80", "86", "89", "90", "100", "120"]
+
+
+def cuda_home():
+    for env in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(env):
+            return os.environ[env]
+    nvcc = shutil.which("nvcc")
+    candidates = []
+    if nvcc:
+        candidates.append(os.path.dirname(os.path.dirname(
+            os.path.realpath(nvcc))))
+    candidates += ["/usr/local/cuda"] + sorted(
+        glob.glob("/usr/local/cuda-*"), reverse=True)
+    for c in candidates:
+        if os.path.exists(os.path.join(c, "include", "cuda_runtime_api.h")):
+            return c
+    raise SystemExit("TENSORLIB_CUDA=1: cannot find the CUDA toolkit "
+                     "(set CUDA_HOME)")
+
+
+def gencode_flags():
+    spec = os.environ.get("TENSORLIB_CUDA_ARCHS", "80").strip()
+    archs = ALL_ARCHS if spec == "all" else [
+        a.strip().replace("sm_", "").replace(".", "")
+        for a in spec.replace(",", ";").split(";") if a.strip()]
+    out = []
+    for a in archs:
+        out += ["-gencode", "arch=compute_{0},code=sm_{0}".format(a)]
+    if spec == "all":
+        out += ["-gencode", "arch=compute_{0},code=compute_{0}".format(
+            archs[-1])]
+    return out
+
+
+include_dirs = [os.path.join("csrc", "include"), numpy.get_include()]
+libraries = ["m", "pthread"]
+library_dirs = []
+if CUDA:
+    macros.append(("TL_WITH_CUDA", "1"))
+    libraries.append("stdc++")
+if CUDA == "emulate":
+    macros.append(("TL_CUDA_EMULATE", "1"))
+elif CUDA == "nvcc":
+    CUDA_HOME = cuda_home()
+    include_dirs.append(os.path.join(CUDA_HOME, "include"))
+    library_dirs.append(os.path.join(CUDA_HOME, "lib64"))
+    # cudart linked statically: the wheel needs no CUDA toolkit, only a
+    # driver (libcuda.so, which cudart opens at run time).
+    libraries += ["cudart_static", "dl", "rt"]
+
+
+class BuildExt(build_ext):
+    """Compiles csrc/cuda/*.cu (nvcc, or the host C++ compiler for the
+    emulated build) in parallel into objects linked into the extension."""
+
+    def cu_command(self, src, obj):
+        defs = ["-D{}={}".format(k, v) for k, v in macros]
+        incs = ["-I" + os.path.join(HERE, "csrc", d)
+                for d in ("include", "cuda")]
+        if CUDA == "emulate":
+            cxx = os.environ.get("CXX", "g++")
+            return ([cxx, "-x", "c++", "-std=c++17", "-c", src, "-o", obj,
+                     "-fPIC", "-fvisibility=hidden", "-ffp-contract=off",
+                     "-Wall", "-Wextra", "-Wno-unused-parameter",
+                     "-Wno-missing-field-initializers"] +
+                    (san + ["-O1", "-g"] if san else ["-O2"]) + defs + incs)
+        return (["nvcc", "-c", src, "-o", obj, "-std=c++17", "-O3",
+                 "--fmad=false", "--expt-relaxed-constexpr",
+                 "-Xcompiler", "-fPIC", "-Xcompiler", "-fvisibility=hidden",
+                 "-Xcompiler", "-ffp-contract=off"] + gencode_flags() +
+                defs + incs)
+
+    def build_extensions(self):
+        if CUDA:
+            cus = sorted(glob.glob(os.path.join(HERE, "csrc", "cuda",
+                                                "*.cu")))
+            out_dir = os.path.join(os.path.abspath(self.build_temp), "cuda")
+            os.makedirs(out_dir, exist_ok=True)
+            jobs = []
+            for src in cus:
+                obj = os.path.join(out_dir, os.path.basename(src) + ".o")
+                deps = [src] + glob.glob(os.path.join(HERE, "csrc", "**",
+                                                      "*.h*"), recursive=True)
+                if (self.force or not os.path.exists(obj) or
+                        os.path.getmtime(obj) <
+                        max(os.path.getmtime(d) for d in deps)):
+                    jobs.append(self.cu_command(src, obj))
+                for ext in self.extensions:
+                    ext.extra_objects.append(obj)
+
+            def run(cmd):
+                print(" ".join(cmd), flush=True)
+                subprocess.check_call(cmd, cwd=HERE)
+
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+                for f in [ex.submit(run, c) for c in jobs]:
+                    f.result()
+        super().build_extensions()
+
+
 ext = Extension(
     "tensorlib._C",
     sources=sources(),
-    include_dirs=[os.path.join("csrc", "include"), numpy.get_include()],
+    include_dirs=include_dirs,
     define_macros=macros,
     extra_compile_args=compile_args,
     extra_link_args=link_args,
-    libraries=["m", "pthread"],
+    libraries=libraries,
+    library_dirs=library_dirs,
     depends=glob.glob(os.path.join("csrc", "**", "*.h"), recursive=True),
 )
 
-setup(ext_modules=[ext])
+setup(ext_modules=[ext], cmdclass={"build_ext": BuildExt})

@@ -408,7 +408,9 @@ class Threads:
         self.libs = libs
         self.cores = len(os.sched_getaffinity(0)) if hasattr(
             os, "sched_getaffinity") else (os.cpu_count() or 1)
-        self.tl_default = libs["tl"].mod.get_num_threads()
+        tl = libs["tl"].mod
+        self.tl_default = (tl.get_num_threads()
+                           if hasattr(tl, "get_num_threads") else 1)
         self.torch_default = (libs["torch"].mod.get_num_threads()
                               if "torch" in libs else None)
         self.run_threads = run_threads
@@ -423,7 +425,8 @@ class Threads:
 
     def apply(self, n: Optional[int]) -> None:
         tl_n = self.tl_default if n is None else n
-        self.libs["tl"].mod.set_num_threads(tl_n)
+        if hasattr(self.libs["tl"].mod, "set_num_threads"):
+            self.libs["tl"].mod.set_num_threads(tl_n)
         if "torch" in self.libs:
             self.libs["torch"].mod.set_num_threads(
                 self.torch_default if n is None else n)
@@ -688,14 +691,42 @@ def text_table(rows: List[List[str]]) -> str:
 
 
 def cpu_model() -> str:
+    """Model name from /proc/cpuinfo, with family/model/stepping (a VM may
+    hide the name) and the cache sizes the kernel reports."""
+    info = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    info.setdefault(k.strip(), v.strip())
+                elif info:
+                    break  # first processor only
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    name = info.get("model name") or platform.processor() or "unknown"
+    if "cpu family" in info:
+        name += (f" (family {info['cpu family']}, model "
+                 f"{info.get('model', '?')}, stepping "
+                 f"{info.get('stepping', '?')})")
+    caches = []
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for idx in sorted(os.listdir(base)):
+            d = os.path.join(base, idx)
+            with open(os.path.join(d, "level")) as f:
+                level = f.read().strip()
+            with open(os.path.join(d, "type")) as f:
+                kind = f.read().strip()
+            with open(os.path.join(d, "size")) as f:
+                size = f.read().strip()
+            if kind != "Instruction":
+                caches.append(f"L{level} {size}")
+    except OSError:
+        pass
+    if caches:
+        name += ", " + " / ".join(caches)
+    return name
 
 
 def loadavg() -> Optional[str]:
@@ -757,11 +788,12 @@ def write_results(path: str, env: dict, rows, results, args) -> None:
         f"- Python {env['python']}; NumPy {env['numpy']} "
         f"({env['numpy_simd']}); torch {env['torch']}; "
         f"tensorlib {env['tensorlib']} (`{env['tensorlib_module']}`)",
-        f"- Threads: cases marked 1 ran with tensorlib.set_num_threads(1) "
-        f"and torch.set_num_threads(1); the others ran with "
-        f"{env['run_threads']} (NumPy's elementwise loops and reductions "
-        f"are single-threaded).",
-        f"- Thread-related environment: "
+        "- Threads: the `threads` column is the count given to "
+        "tensorlib.set_num_threads and torch.set_num_threads for the case "
+        "(and to the C bound); cases that do not fix one ran with "
+        f"{env['run_threads']}. NumPy's elementwise loops and reductions "
+        "are single-threaded.",
+        "- Thread-related environment: "
         + (", ".join(f"{k}={v}" for k, v in env["env_vars"].items())
            or "none set"),
         f"- Method: up to {env['repeats']} repeats per library (at least 5; "

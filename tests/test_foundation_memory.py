@@ -194,7 +194,7 @@ def test_allocator_name():
     assert tl._C._allocator_name("cpu", "Default") == "cpu_caching"
 
 
-# ---- flat loops --------------------------------------------------------------
+# ---- flat loops -------------------------------------------------------------
 
 
 def _round_trips(a, t, iters):

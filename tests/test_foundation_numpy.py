@@ -312,7 +312,7 @@ def test_exports_outlive_the_tensor():
     assert tl.memory_stats()["active_bytes"] == before
 
 
-# ---- from_numpy ---------------------------------------------------------------
+# ---- from_numpy -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES)
@@ -475,7 +475,7 @@ def test_from_numpy_round_trip_is_same_memory():
     assert t2.tolist() == [0, 1, 2, 3, 4]
 
 
-# ---- from_numpy: refused inputs -----------------------------------------------
+# ---- from_numpy: refused inputs ---------------------------------------------
 
 
 @pytest.mark.parametrize("spec", [">f4", ">i8", ">c16", ">u2", ">f2"])
@@ -534,7 +534,7 @@ def test_from_numpy_matrix_subclass_ok():
     assert t.tolist() == [1.0, 2.0]
 
 
-# ---- __array__ with NumPy 2 semantics -----------------------------------------
+# ---- __array__ with NumPy 2 semantics ---------------------------------------
 
 
 def test_array_protocol_copy_semantics():
@@ -571,7 +571,7 @@ def test_array_protocol_dtype_spellings():
         t.__array__(dtype="not a dtype")
 
 
-# ---- tensor(ndarray) copies -------------------------------------------------------
+# ---- tensor(ndarray) copies -------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES)

@@ -2,7 +2,6 @@
 contiguity), scalars and lists, the Python protocols, identity and
 lifetime, as_strided, and repr against PyTorch's."""
 import gc
-import math
 import operator
 import pickle
 import re
@@ -11,7 +10,7 @@ import weakref
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import given, strategies as st
 
 import tensorlib as tl
 
@@ -28,8 +27,8 @@ def random_values(rng, shape, dtype):
         return np.asarray(rng.integers(0, 2, shape)).astype(bool)
     if dtype.startswith(("int", "uint")):
         info = np.iinfo(dtype)
-        return rng.integers(info.min, info.max, shape, dtype=dtype,
-                            endpoint=True)
+        return np.asarray(rng.integers(info.min, info.max, shape,
+                                       dtype=dtype, endpoint=True))
     if dtype.startswith("complex"):
         return np.asarray(rng.standard_normal(shape) * 100
                           + 1j * rng.standard_normal(shape)).astype(dtype)
@@ -157,7 +156,7 @@ def test_storage_offset_and_data_ptr():
     assert tl.zeros(4).data_ptr() % 64 == 0  # 64-byte aligned allocator
 
 
-# ---- dtype objects ------------------------------------------------------------
+# ---- dtype objects ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", ALL_DTYPES)
@@ -185,7 +184,7 @@ def test_dtype_identity_and_hash():
     assert len({getattr(tl, n) for n in ALL_DTYPES}) == len(ALL_DTYPES)
 
 
-# ---- devices ------------------------------------------------------------------
+# ---- devices ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("spec", ["cpu", "cuda:0", "cuda:1", "cuda:63"])
@@ -260,7 +259,7 @@ def test_counts_vs_numpy(dtype):
         assert t.shape == ref.shape
 
 
-# ---- is_contiguous against torch ---------------------------------------------
+# ---- is_contiguous against torch --------------------------------------------
 
 
 def _perm_strides(sizes, order):
@@ -348,7 +347,7 @@ def test_memory_format_objects():
         assert pickle.loads(pickle.dumps(f)) is f
 
 
-# ---- tolist / item -------------------------------------------------------------
+# ---- tolist / item ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES)
@@ -417,7 +416,7 @@ def test_shape_error_hierarchy():
     assert tl.ShapeError.__name__ == "ShapeError"
 
 
-# ---- Python protocols -----------------------------------------------------------
+# ---- Python protocols -------------------------------------------------------
 
 
 def test_len(torch):
@@ -509,7 +508,7 @@ def test_hash_is_identity():
     assert d[a] == 1
 
 
-# ---- identity and lifetime -----------------------------------------------------
+# ---- identity and lifetime --------------------------------------------------
 
 
 def test_weakref_and_impl_refcounts():
@@ -592,7 +591,7 @@ def test_same_impl_gives_same_python_object():
     assert v._base.shape == (3,)
 
 
-# ---- as_strided ---------------------------------------------------------------
+# ---- as_strided -------------------------------------------------------------
 
 
 @st.composite
@@ -701,7 +700,7 @@ def test_as_strided_high_dims():
         base.as_strided((1,) * 65, (0,) * 65)
 
 
-# ---- repr against torch ----------------------------------------------------------
+# ---- repr against torch -----------------------------------------------------
 
 
 def _norm(s):

@@ -547,3 +547,14 @@ def test_setitem_into_expanded_target_is_refused():
     e = tl.zeros(1).expand(4)
     with pytest.raises((tl.ShapeError, RuntimeError, ValueError)):
         e[:] = tl.arange(4.0)
+
+
+def test_advanced_index_of_empty_tensor_with_huge_strides():
+    """(2**62, 0) with stride 2**40: indices are in range, but index *
+    stride overflows int64; nothing is addressed, nothing may overflow."""
+    h = tl.empty(1).as_strided((2 ** 62, 0), (2 ** 40, 1))
+    assert h[[2 ** 61, 5]].shape == (2, 0)
+    assert h[tl.tensor([-1])].shape == (1, 0)
+    h[[2 ** 61]] = 1.0
+    with pytest.raises(IndexError, match="out of bounds"):
+        h[[2 ** 62]]

@@ -182,7 +182,10 @@ def check_close(res, ref, scale, rt, what):
     # included), as NumPy would give it computed in that dtype
     rounded = to_np(tl.tensor(np.ascontiguousarray(ref)).to(rt))
     with np.errstate(invalid="ignore", over="ignore"):
-        tol = 2 * eps * np.abs(ref) + 256 * 2.0 ** -52 * np.asarray(scale)
+        # float32 outer sums add blocks of 8 rows in float32 first
+        acc = 2.0 ** -52 if rt not in (tl.float32, tl.complex64) else \
+            2.0 ** -24 / 32
+        tol = 2 * eps * np.abs(ref) + 256 * acc * np.asarray(scale)
         tol = tol + (eps * 2.0 ** -14 if rt == tl.float16 else 0)
         bad = ~((np.abs(res - ref) <= tol) | (res == rounded) |
                 (np.isnan(res) & np.isnan(ref)) | (res == ref))
@@ -199,12 +202,13 @@ def ref_int_sum(x, axis, keepdims, prod=False):
 # ---- sum, mean, prod ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("dt", ALL_DTYPES, ids=name)
-@pytest.mark.parametrize("op", ["sum", "mean", "prod"])
+@pytest.mark.parametrize(
+    "op,dt",
+    [(op, dt) for op in ("sum", "mean", "prod") for dt in ALL_DTYPES
+     if not (op == "mean" and is_int(dt))],   # an error: test_dtype_argument
+    ids=lambda v: v if isinstance(v, str) else name(v))
 def test_sum_mean_prod_vs_numpy(op, dt):
     rng = np.random.default_rng(seed(op, dt))
-    if op == "mean" and is_int(dt):
-        pytest.skip("mean of integers is an error (tested below)")
     kind = "small" if op == "prod" else "normal"
     rt = sum_dtype(dt)
     ncases = 0

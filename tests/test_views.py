@@ -634,6 +634,8 @@ def test_diagonal_functional_and_offsets():
             assert_same(x.diagonal(off, d1, d2), np.diagonal(a, off, d1, d2))
     assert_same(tl.diagonal(x, 1), np.diagonal(a, 1))
     assert x.diagonal(100).shape == (5, 0)
+    for off in (2 ** 63 - 1, -(2 ** 63), -(2 ** 62), 2 ** 62):
+        assert x.diagonal(off).shape == (5, 0)
 
 
 def test_split_chunk_unbind_functional():
@@ -1051,3 +1053,68 @@ def test_expand_overflowing_numel_raises():
     with pytest.raises(OverflowError):
         x.expand(2 ** 62, 4)
     assert x.expand(2 ** 62, 0).shape == (2 ** 62, 0)
+
+
+def test_narrow_huge_start_or_length_raises():
+    x = root_arange(10)
+    for start, length in [(2 ** 62, 1), (-(2 ** 62), 1), (2, 2 ** 62),
+                          (2 ** 63 - 1, 0), (5, 2 ** 63 - 1)]:
+        with pytest.raises(IndexError):
+            x.narrow(0, start, length)
+    with pytest.raises((OverflowError, IndexError)):
+        x.narrow(0, 2 ** 63, 1)
+    assert x.narrow(0, 10, 0).shape == (0,)
+
+
+TORCH_VIEW_OPS = [
+    ("transpose", lambda t, r: t.transpose(0, -1)),
+    ("permute", lambda t, r: t.permute(*reversed(range(t.ndim)))),
+    ("T", lambda t, r: t.T if t.ndim == 2 else t.mT),
+    ("movedim", lambda t, r: t.movedim(0, -1)),
+    ("expand", lambda t, r: t.unsqueeze(0).expand(3, *t.shape)),
+    ("squeeze", lambda t, r: t.squeeze()),
+    ("unsqueeze", lambda t, r: t.unsqueeze(1)),
+    ("narrow", lambda t, r: t.narrow(-1, t.shape[-1] // 2,
+                                     (t.shape[-1] + 1) // 2)),
+    ("select", lambda t, r: t.select(0, t.shape[0] - 1)),
+    ("unfold", lambda t, r: t.unfold(-1, min(2, t.shape[-1]), 2)),
+    ("diagonal", lambda t, r: t.diagonal(1, 0, -1)),
+    ("slice", lambda t, r: t[1::2]),
+    ("split", lambda t, r: t.split(2, -1)[-1]),
+    ("chunk", lambda t, r: t.chunk(2, 0)[-1]),
+    ("unbind", lambda t, r: t.unbind(-1)[0]),
+    ("flatten", lambda t, r: t.flatten(0, 1) if t.is_contiguous() else t),
+    ("unflatten", lambda t, r: t.unflatten(0, (1, t.shape[0]))),
+    ("as_strided", lambda t, r: t.as_strided((2, 2), (1, 2), 1)),
+]
+
+
+@pytest.mark.parametrize("name,fn", TORCH_VIEW_OPS,
+                         ids=[o[0] for o in TORCH_VIEW_OPS])
+def test_view_metadata_vs_torch(torch, name, fn):
+    """Sizes, strides and storage offsets of views equal PyTorch's for
+    random (size, stride) layouts."""
+    rng = np.random.default_rng(len(name))
+    for _ in range(40):
+        sizes, strides = random_layout(rng, 4)
+        if len(sizes) < 2 or 0 in sizes:
+            continue
+        n = storage_extent(sizes, strides) + 4
+        x = tl.arange(n, dtype=tl.float32).as_strided(sizes, strides, 1)
+        tx = torch.arange(n, dtype=torch.float32).as_strided(sizes, strides,
+                                                              1)
+        r, tr = fn(x, rng), fn(tx, rng)
+        assert tuple(r.shape) == tuple(tr.shape), (sizes, strides)
+        if name == "slice":
+            # a slice of length <= 1 keeps its stride (any stride will do
+            # there; PyTorch multiplies it by the step)
+            assert [st for st, n in zip(r.stride(), r.shape) if n > 1] == \
+                [st for st, n in zip(tr.stride(), tr.shape) if n > 1]
+        else:
+            assert r.stride() == tr.stride(), (sizes, strides)
+        if r.numel():
+            # (an empty slice keeps the offset where PyTorch moves it past
+            # the end: nothing is reachable either way)
+            assert r.storage_offset() == tr.storage_offset(), (sizes,
+                                                               strides)
+        np.testing.assert_array_equal(r.numpy(), tr.numpy())

@@ -497,13 +497,14 @@ int tl_arena_block_check_live(const tl_block *b, const char *what)
         return TL_OK;
     }
     return tl_error(TL_ERR_RUNTIME,
-                    "this %s's workspace was %s (generation %" PRIu64
-                    ", now %" PRIu64 "): its %zu bytes may belong to newer "
+                    "this %s's workspace was reset (generation %" PRIu64
+                    ", now %" PRIu64 "%s): its %zu bytes may belong to newer "
                     "tensors; copy what must outlive a workspace out of it "
                     "(t.clone() gives Default memory) before the reset",
-                    what,
-                    atomic_load(&((core *)c)->closed) ? "closed" : "reset",
-                    b->generation, now, b->nbytes);
+                    what, b->generation, now,
+                    atomic_load(&((core *)c)->closed) ? "; it is closed"
+                                                      : "",
+                    b->nbytes);
 }
 
 /* ---- arenas -------------------------------------------------------------- */

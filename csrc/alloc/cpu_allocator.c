@@ -239,6 +239,7 @@ static int64_t pinned_locked_bytes;   /* under pinned_mu */
 static int64_t pinned_unlocked_bytes; /* under pinned_mu */
 static int64_t pinned_failures;       /* under pinned_mu */
 static int pinned_last = -1;          /* -1 unknown, 0 refused, 1 locked */
+static atomic_bool pinned_refuse;     /* fault injection: refuse mlock */
 
 static void *pinned_segment_alloc(void *ctx, size_t nbytes)
 {
@@ -263,7 +264,7 @@ static void *pinned_segment_alloc(void *ctx, size_t nbytes)
         free(rec);
         return NULL;
     }
-    locked = mlock(p, len) == 0;
+    locked = !atomic_load(&pinned_refuse) && mlock(p, len) == 0;
     rec->ptr = p;
     rec->len = len;
     rec->locked = locked;
@@ -350,7 +351,7 @@ void tl_pinned_info_get(tl_pinned_info *out)
     out->lock_failures = pinned_failures;
     last = pinned_last;
     pthread_mutex_unlock(&pinned_mu);
-    if (last < 0) {
+    if (last < 0 && !atomic_load(&pinned_refuse)) {
         /* Nothing pinned yet: probe one page. */
         size_t page = page_bytes();
         void *p = mmap(NULL, page, PROT_READ | PROT_WRITE,
@@ -365,4 +366,9 @@ void tl_pinned_info_get(tl_pinned_info *out)
         }
     }
     out->last_locked = last > 0;
+}
+
+void tl_pinned_refuse_lock(bool refuse)
+{
+    atomic_store(&pinned_refuse, refuse);
 }

@@ -89,15 +89,29 @@ const tl_device_ops *tl_device_ops_get(int type)
 int tl_device_require(tl_device d)
 {
     const tl_device_ops *o;
+    char name[32];
+    int rc;
 
     if (d.type == TL_DEVICE_CPU) {
         return TL_OK;
     }
+    tl_device_format(d, name, sizeof(name));
     o = tl_device_ops_get(d.type);
     if (o == NULL) {
-        return TL_ERR_RUNTIME;
+        return tl_error(TL_ERR_RUNTIME, "tensorlib was built without %s (%s "
+                        "requested)", type_name(d.type), name);
     }
-    return o->check_device(d.index);
+    rc = o->check_device(d.index);
+    if (rc < 0) {
+        /* Keep the row's message; name the device asked for. */
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s", tl_error_message());
+        if (strstr(msg, name) != NULL) {
+            return rc;
+        }
+        return tl_error(rc, "%s (%s requested)", msg, name);
+    }
+    return TL_OK;
 }
 
 int tl_device_cpu_only(const tl_tensor_impl *t, const char *what)
@@ -112,7 +126,7 @@ int tl_device_cpu_only(const tl_tensor_impl *t, const char *what)
                     "tensors (copy to the CPU with .cpu() first)", what, dev);
 }
 
-/* ---- elementwise ---------------------------------------------------------- */
+/* ---- elementwise -------------------------------------------------------- */
 
 static int loop_from_iter(const tl_iter *it, tl_dev_loop *L)
 {
@@ -212,7 +226,7 @@ int tl_device_reduce(const tl_dev_reduce *r)
     return o == NULL ? TL_ERR_RUNTIME : o->reduce(r);
 }
 
-/* ---- bytes ------------------------------------------------------------------ */
+/* ---- bytes -------------------------------------------------------------- */
 
 /* The row that moves bytes between a and b (at least one not the CPU). */
 static const tl_device_ops *row_between(tl_device a, tl_device b)
@@ -251,7 +265,7 @@ int tl_device_read_element(const tl_tensor_impl *t, void *out)
     return rc;
 }
 
-/* ---- copies across devices -------------------------------------------------- */
+/* ---- copies across devices ---------------------------------------------- */
 
 /* Note [Cross-device copies]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -483,15 +497,23 @@ tl_tensor_impl *tl_op_to_device(tl_tensor_impl *t, tl_device dev, int dt,
             tl_error_clear();
         }
     }
-    if (dense_nonneg(t)) {
-        for (int d = 0; d < t->ndim; d++) {
-            st[d] = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+    for (;;) {
+        if (dense_nonneg(t)) {
+            for (int d = 0; d < t->ndim; d++) {
+                st[d] = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+            }
+            r = tl_tensor_empty_strided(t->ndim, t->sizes, st, (tl_dtype)dt,
+                                        dev, kind);
         }
-        r = tl_tensor_empty_strided(t->ndim, t->sizes, st, (tl_dtype)dt, dev,
-                                    kind);
-    }
-    else {
-        r = tl_tensor_empty(t->ndim, t->sizes, (tl_dtype)dt, dev, kind);
+        else {
+            r = tl_tensor_empty(t->ndim, t->sizes, (tl_dtype)dt, dev, kind);
+        }
+        if (r != NULL || kind == TL_MEMKIND_DEFAULT) {
+            break;
+        }
+        /* No page-locked memory to be had: ordinary memory works too
+         * (the copy is then synchronous). */
+        kind = TL_MEMKIND_DEFAULT;
     }
     if (r == NULL) {
         return NULL;

@@ -38,6 +38,14 @@ static void odo_next(odometer *o, const int64_t *strides, int64_t *off)
     }
 }
 
+/* Note [Empty operands]
+ * An empty tensor reaches no element, so its strides are not bounded by
+ * its storage: (2**62, 0) with strides (2**40, 1) is valid.  Index * stride
+ * and stride * itemsize may then overflow int64, so for empty operands no
+ * offset or byte stride is computed at all; the running products of sizes
+ * that are computed stay within int64 because every tensor's running
+ * product does (tl_safe_numel_bytes) and index dims here have size >= 1. */
+
 /* The shared set-up of gather and scatter: checks the index tensors and
  * fills the element offsets into src/dst for every position of B (an int64
  * scratch tensor, from the allocator), and the remaining dims R.
@@ -117,7 +125,12 @@ static tl_tensor_impl *adv_offsets(tl_tensor_impl *t, int nadv,
             if (v < 0) {
                 v += size;
             }
-            o[b] += v * stride;
+            /* An empty t addresses no element: only indices are checked
+             * (Note [Empty operands]).  Otherwise every index is in range,
+             * so the offset is inside the storage and cannot overflow. */
+            if (t->numel > 0) {
+                o[b] += v * stride;
+            }
             odo_next(&od, bstr, &off);
         }
     }
@@ -166,6 +179,13 @@ tl_tensor_impl *tl_index_gather(tl_tensor_impl *src, int nadv,
     int64_t rnumel = 1, rbytes[TL_MAX_DIMS];
     for (int j = 0; j < rn; j++) {
         rnumel *= rsizes[j];
+    }
+    if (i0->numel == 0 || rnumel == 0) {
+        /* Nothing to copy; an empty src may have any strides, so no
+         * address is formed (Note [Empty operands]). */
+        goto done;
+    }
+    for (int j = 0; j < rn; j++) {
         rbytes[j] = rstrides[j] * isz;
     }
     for (int64_t b = 0; b < i0->numel; b++) {
@@ -228,6 +248,12 @@ int tl_index_scatter_(tl_tensor_impl *dst, int nadv, const int *adv_dims,
     int64_t rnumel = 1;
     for (int j = 0; j < rn; j++) {
         rnumel *= rsizes[j];
+    }
+    if (i0->numel == 0 || rnumel == 0) {
+        tl_tensor_bump_version(dst); /* an (empty) in-place write */
+        goto done;
+    }
+    for (int j = 0; j < rn; j++) {
         rbytes[j] = rstrides[j] * isz;
     }
     for (int j = 0; j < values->ndim; j++) {

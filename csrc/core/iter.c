@@ -40,6 +40,9 @@
  * 10. byte strides (0 on broadcast dims), the dimension order (Note
  *     [Iterator dimension order]), allocation or resizing of outputs in
  *     that order, and coalescing of adjacent dims.
+ * Before all this, Note [Same-shape set-up] takes the common case (every
+ * operand contiguous with one shape, plus 0-dim inputs) in a few
+ * comparisons, and falls back to the steps above for anything else.
  * A failed build holds nothing and has changed no operand. */
 
 static const int dtype_align_table[TL_DTYPE_COUNT] = {
@@ -105,7 +108,7 @@ int tl_iter_config_add_input(tl_iter_config *c, tl_tensor_impl *t)
     return 0;
 }
 
-/* ---- shape helpers ------------------------------------------------------- */
+/* ---- shape helpers ------------------------------------------------------ */
 
 int tl_iter_infer_size(int n, const int *ndims, const int64_t *const *sizes,
                        int *out_ndim, int64_t *out)
@@ -232,7 +235,7 @@ bool tl_iter_has_internal_overlap(const tl_tensor_impl *t)
     return false;
 }
 
-/* ---- build --------------------------------------------------------------- */
+/* ---- build -------------------------------------------------------------- */
 
 static bool sizes_equal(const tl_tensor_impl *t, int ndim,
                         const int64_t *sizes)
@@ -938,7 +941,8 @@ static int build(tl_iter *it, const tl_iter_config *c)
         return tl_error(TL_ERR_VALUE, "iterator: no operands");
     }
     for (int k = 0; k < it->ntensors; k++) { /* stale workspace tensors */
-        if (c->operands[k] && (rc = tl_tensor_check_live(c->operands[k])) < 0) {
+        if (c->operands[k] &&
+            (rc = tl_tensor_check_live(c->operands[k])) < 0) {
             return rc;
         }
     }
@@ -1121,7 +1125,7 @@ void tl_iter_free(tl_iter *it)
     free(it);
 }
 
-/* ---- running -------------------------------------------------------------- */
+/* ---- running ------------------------------------------------------------ */
 
 bool tl_iter_needs_buffering(const tl_iter *it)
 {
@@ -1215,7 +1219,9 @@ int tl_iter_serial_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx,
  * chunks of CAST_CHUNK elements; input chunks are converted into aligned
  * stack buffers (a stride-0 input once), the kernel runs on the buffers,
  * and output chunks are converted back.  Read-before-write holds chunk by
- * chunk, so an output exactly aliasing an input stays correct. */
+ * chunk, so an output exactly aliasing an input stays correct.  Outputs
+ * are write-only except in a reduction, whose output chunks (one element
+ * where the stride is 0) are loaded before the kernel runs. */
 #define CAST_CHUNK 256
 
 typedef struct cast_ctx {
@@ -1223,6 +1229,7 @@ typedef struct cast_ctx {
     void *ctx;
     int ntensors;
     int noutputs;
+    bool load_outputs; /* reductions read their outputs */
     bool need[TL_ITER_MAX_OPERANDS];
     int64_t titem[TL_ITER_MAX_OPERANDS];
     tl_cvt_fn in[TL_ITER_MAX_OPERANDS];  /* dtype -> target */
@@ -1250,7 +1257,14 @@ static void cast_loop(char **data, const int64_t *strides, int64_t n0,
                 }
                 ptrs[k] = (char *)buf[k];
                 if (k < c->noutputs) {
-                    st[k] = c->titem[k];
+                    /* A reduction's output is read, then written back;
+                     * a stride-0 one is one element. */
+                    int64_t m = strides[k] == 0 ? 1 : n;
+                    st[k] = strides[k] == 0 ? 0 : c->titem[k];
+                    if (c->load_outputs) {
+                        c->in[k]((char *)buf[k], c->titem[k], p, strides[k],
+                                 m);
+                    }
                 } else if (strides[k] == 0) {
                     c->in[k]((char *)buf[k], 0, p, 0, 1);
                     st[k] = 0;
@@ -1263,7 +1277,8 @@ static void cast_loop(char **data, const int64_t *strides, int64_t n0,
             for (int k = 0; k < c->noutputs; k++) {
                 if (c->need[k]) {
                     char *p = data[k] + j * strides[nt + k] + i0 * strides[k];
-                    c->out[k](p, strides[k], (char *)buf[k], c->titem[k], n);
+                    c->out[k](p, strides[k], (char *)buf[k], c->titem[k],
+                              strides[k] == 0 ? 1 : n);
                 }
             }
         }
@@ -1298,6 +1313,7 @@ int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx)
         cc.ctx = ctx;
         cc.ntensors = it->ntensors;
         cc.noutputs = it->noutputs;
+        cc.load_outputs = it->is_reduction;
         for (int k = 0; k < it->ntensors; k++) {
             const tl_iter_op *op = &it->ops[k];
             cc.need[k] = op->dtype != op->target_dtype ||
@@ -1310,7 +1326,10 @@ int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx)
         loop = cast_loop;
         ctx = &cc;
     }
-    if (it->numel < TL_ITER_GRAIN) {
+    /* A reduction's threads would share output elements: serial here
+     * (reductions split into fixed chunks themselves, see
+     * tl_parallel_chunks). */
+    if (it->numel < TL_ITER_GRAIN || it->is_reduction) {
         return tl_iter_serial_for_each(it, loop, ctx, 0, it->numel);
     }
     /* Keep every operand's memory alive while the loop runs, even if the
@@ -1338,7 +1357,7 @@ int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx)
     return 0;
 }
 
-/* ---- accessors ------------------------------------------------------------ */
+/* ---- accessors ---------------------------------------------------------- */
 
 int tl_iter_ntensors(const tl_iter *it) { return it->ntensors; }
 int tl_iter_noutputs(const tl_iter *it) { return it->noutputs; }

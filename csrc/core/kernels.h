@@ -23,6 +23,7 @@
  * changes, only floating-point exception flags, which tensorlib never
  * reads).  Kernel files put TL_KERNEL_OPTIMIZE after their includes. */
 #if defined(__GNUC__) && !defined(__clang__)
+/* (One string: _Pragma takes a single literal, hence the long line.) */
 #define TL_KERNEL_OPTIMIZE                                                  \
     _Pragma("GCC optimize(\"O3\", \"no-math-errno\", \"no-trapping-math\", \"vect-cost-model=dynamic\")")
 #define TL_IVDEP _Pragma("GCC ivdep")

@@ -191,7 +191,10 @@ static inline uint8_t gt_b(uint8_t a, uint8_t b) { return a > b; }
 static inline uint8_t ge_b(uint8_t a, uint8_t b) { return a >= b; }
 static inline uint8_t land_b(uint8_t a, uint8_t b) { return a && b; }
 static inline uint8_t lor_b(uint8_t a, uint8_t b) { return a || b; }
-static inline uint8_t lxor_b(uint8_t a, uint8_t b) { return (a != 0) ^ (b != 0); }
+static inline uint8_t lxor_b(uint8_t a, uint8_t b)
+{
+    return (a != 0) ^ (b != 0);
+}
 
 /* Floats.  floor_divide and remainder follow NumPy's npy_divmod: the
  * quotient is (a - fmod(a, b)) / b corrected toward -inf and snapped to an

@@ -237,7 +237,8 @@ static void copy2d(tl_cvt_fn cvt, int64_t dsz, int64_t ssz, char **data,
 TL_FOR_EACH_DTYPE(DEF_COPY2D_ROW)
 
 #define CVT_ENTRY(S, D, DN) [TL_DTYPE_##DN] = cvt_##S##_##D,
-#define CVT_ROW(N, DN) [TL_DTYPE_##DN] = {TL_FOR_EACH_DTYPE_WITH(CVT_ENTRY, N)},
+#define CVT_ROW(N, DN)                                                      \
+    [TL_DTYPE_##DN] = {TL_FOR_EACH_DTYPE_WITH(CVT_ENTRY, N)},
 static const tl_cvt_fn cvt_table[TL_DTYPE_COUNT][TL_DTYPE_COUNT] = {
     TL_FOR_EACH_DTYPE(CVT_ROW)};
 
@@ -254,7 +255,7 @@ tl_iter_loop2d tl_copy_loop_get(int src, int dst)
     return copy_table[src][dst];
 }
 
-/* ---- fill ---------------------------------------------------------------- */
+/* ---- fill --------------------------------------------------------------- */
 
 #define DEF_FILL(W, T)                                                      \
     static void fill_##W(char *p, int64_t s, int64_t n, const void *v)      \
@@ -307,7 +308,7 @@ void tl_fill_loop(char **data, const int64_t *st, int64_t n0, int64_t n1,
     }
 }
 
-/* ---- scalars ------------------------------------------------------------- */
+/* ---- scalars ------------------------------------------------------------ */
 
 void tl_scalar_cast(const tl_scalar *s, int dt, void *out)
 {

@@ -34,7 +34,7 @@ TL_KERNEL_OPTIMIZE
         }                                                                   \
     }
 
-/* ---- element functions --------------------------------------------------- */
+/* ---- element functions -------------------------------------------------- */
 
 #define DEF_UINT(N, T, WU)                                                  \
     static inline T neg_##N(T a) { return (T)((WU)0 - (WU)a); }            \
@@ -164,6 +164,8 @@ static inline float fast_log10f(float x)
 
 /* Which exp/log each float type uses: float32 the vectorisable ones above,
  * float64 libm's (SFX is empty for double). */
+#define ROUND_BIG_f 0x1p23f
+#define ROUND_BIG_ 0x1p52
 #define EXPFN_f fast_expf
 #define LOGFN_f fast_logf
 #define LOG2FN_f fast_log2f
@@ -200,7 +202,16 @@ static inline float fast_log10f(float x)
     static inline T relu_##N(T a) { return a < 0 ? (T)0 : a; }             \
     static inline T floor_##N(T a) { return floor##SFX(a); }               \
     static inline T ceil_##N(T a) { return ceil##SFX(a); }                 \
-    static inline T round_##N(T a) { return nearbyint##SFX(a); }           \
+    /* Half to even, as nearbyint in the default rounding mode: adding  \
+     * and subtracting 2^(mantissa bits) rounds |a| at the units place; \
+     * values that large are integers already (and NaN stays). */       \
+    static inline T round_##N(T a)                                          \
+    {                                                                       \
+        const T big = ROUND_BIG_##SFX;                                      \
+        T m = fabs##SFX(a);                                                 \
+        T r = copysign##SFX((m + big) - big, a);                            \
+        return m < big ? r : a;                                             \
+    }                                                                       \
     static inline T trunc_##N(T a) { return trunc##SFX(a); }               \
     static inline T recip_##N(T a) { return (T)1 / a; }                    \
     static inline T square_##N(T a) { return a * a; }                      \
@@ -296,7 +307,7 @@ DEF_FLT(f64, double, )
 DEF_CPX(c64, tl_c64, float, f, CMPLXF)
 DEF_CPX(c128, tl_c128, double, , CMPLX)
 
-/* ---- loops ---------------------------------------------------------------- */
+/* ---- loops -------------------------------------------------------------- */
 
 #define U(op, N, T, OT, F) UN_LOOP(op##_loop_##N, T, OT, F)
 
@@ -320,8 +331,6 @@ U(isfinite, b, uint8_t, uint8_t, true_b)
 
 #define FLOATING_LOOPS(N, T)                                                \
     U(neg, N, T, T, neg_##N)                                                \
-    U(sqrt, N, T, T, sqrt_##N)                                              \
-    U(rsqrt, N, T, T, rsqrt_##N)                                            \
     U(exp, N, T, T, exp_##N)                                                \
     U(expm1, N, T, T, expm1_##N)                                            \
     U(log, N, T, T, log_##N)                                                \
@@ -354,6 +363,76 @@ U(abs, c64, tl_c64, float, abs_c64)
 U(abs, c128, tl_c128, double, abs_c128)
 U(sgn, c64, tl_c64, tl_c64, sgn_c64)
 U(sgn, c128, tl_c128, tl_c128, sgn_c128)
+U(sqrt, c64, tl_c64, tl_c64, sqrt_c64)
+U(sqrt, c128, tl_c128, tl_c128, sqrt_c128)
+U(rsqrt, c64, tl_c64, tl_c64, rsqrt_c64)
+U(rsqrt, c128, tl_c128, tl_c128, rsqrt_c128)
+
+/* Note [sqrt without errno]
+ * gcc keeps libm's errno for sqrt unless -fno-math-errno is on the command
+ * line (the optimize pragma does not reach the builtin), and then a loop of
+ * sqrtf calls neither vectorises nor stays cheap on negative inputs.  On
+ * x86-64 the SSE2 instructions (baseline there) are IEEE sqrt exactly, so
+ * the real sqrt and rsqrt loops use them directly; elsewhere libm. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+static inline float sse_sqrt_f32(float x)
+{
+    return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x)));
+}
+static inline double sse_sqrt_f64(double x)
+{
+    return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)));
+}
+#define SQRT_ROWS(N, T, VT, LOADU, STOREU, VSQRT, VSET1, VDIV, SQRT1, W)    \
+    static inline void sqrt_rows_##N(char **data, const int64_t *st,        \
+                                     int64_t n0, int64_t n1, void *vctx,    \
+                                     bool recip)                            \
+    {                                                                       \
+        (void)vctx;                                                         \
+        char *po = data[0], *pa = data[1];                                  \
+        const VT one = VSET1(1);                                            \
+        for (int64_t j = 0; j < n1; j++, po += st[2], pa += st[3]) {        \
+            int64_t i = 0;                                                  \
+            if (st[0] == sizeof(T) && st[1] == sizeof(T)) {                 \
+                T *o = (T *)po;                                             \
+                const T *a = (const T *)pa;                                 \
+                for (; i + W <= n0; i += W) {                               \
+                    VT v = VSQRT(LOADU(a + i));                             \
+                    STOREU(o + i, recip ? VDIV(one, v) : v);                \
+                }                                                           \
+            }                                                               \
+            for (; i < n0; i++) {                                           \
+                T v = SQRT1(*(const T *)(pa + i * st[1]));                  \
+                *(T *)(po + i * st[0]) = recip ? (T)1 / v : v;              \
+            }                                                               \
+        }                                                                   \
+    }
+SQRT_ROWS(f32, float, __m128, _mm_loadu_ps, _mm_storeu_ps, _mm_sqrt_ps,
+          _mm_set1_ps, _mm_div_ps, sse_sqrt_f32, 4)
+SQRT_ROWS(f64, double, __m128d, _mm_loadu_pd, _mm_storeu_pd, _mm_sqrt_pd,
+          _mm_set1_pd, _mm_div_pd, sse_sqrt_f64, 2)
+#define SQRT_LOOP_PAIR(N)                                                   \
+    TL_MULTIVERSION                                                         \
+    static void sqrt_loop_##N(char **data, const int64_t *st, int64_t n0,   \
+                              int64_t n1, void *vctx)                       \
+    {                                                                       \
+        sqrt_rows_##N(data, st, n0, n1, vctx, false);                       \
+    }                                                                       \
+    TL_MULTIVERSION                                                         \
+    static void rsqrt_loop_##N(char **data, const int64_t *st, int64_t n0,  \
+                               int64_t n1, void *vctx)                      \
+    {                                                                       \
+        sqrt_rows_##N(data, st, n0, n1, vctx, true);                        \
+    }
+SQRT_LOOP_PAIR(f32)
+SQRT_LOOP_PAIR(f64)
+#else
+U(sqrt, f32, float, float, sqrt_f32)
+U(sqrt, f64, double, double, sqrt_f64)
+U(rsqrt, f32, float, float, rsqrt_f32)
+U(rsqrt, f64, double, double, rsqrt_f64)
+#endif
 
 #define ROW_SGN_REAL                                                        \
     [TL_DTYPE_BOOL] = sign_loop_b, [TL_DTYPE_UINT8] = sign_loop_u8,         \

@@ -11,7 +11,7 @@
 #include "kernels.h"
 #include "shape.h"
 
-/* ---- names ----------------------------------------------------------------- */
+/* ---- names -------------------------------------------------------------- */
 
 static const char *const binary_names[TL_BINARY_OP_COUNT] = {
     [TL_BINARY_ADD] = "add",
@@ -145,7 +145,7 @@ const char *tl_op_unary_name(int op)
     return op >= 0 && op < TL_UNARY_OP_COUNT ? unary_names[op] : NULL;
 }
 
-/* ---- helpers ----------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------ */
 
 static int kind_of(int dt) { return tl_dtype_table[dt].kind; }
 static const char *dname(int dt) { return tl_dtype_table[dt].name; }
@@ -256,7 +256,7 @@ static tl_tensor_impl *run_op(tl_iter_config *c, tl_iter_loop2d kernel,
     return out;
 }
 
-/* ---- binary ops ---------------------------------------------------------------- */
+/* ---- binary ops --------------------------------------------------------- */
 
 /* compute: the dtype inputs are read as; result: the output's. */
 static int binary_types(int op, tl_tensor_impl *a, tl_tensor_impl *b,
@@ -477,7 +477,7 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
                   kctx.alpha);
 }
 
-/* ---- unary ops ------------------------------------------------------------------ */
+/* ---- unary ops ---------------------------------------------------------- */
 
 static int unary_types(int op, int a, int *compute, int *result)
 {
@@ -603,7 +603,8 @@ tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
     tl_iter_loop2d kernel;
     int dev_op = op;
     if ((op == TL_UNARY_FLOOR || op == TL_UNARY_CEIL ||
-         op == TL_UNARY_ROUND || op == TL_UNARY_TRUNC) && is_intlike(compute)) {
+         op == TL_UNARY_ROUND || op == TL_UNARY_TRUNC) &&
+        is_intlike(compute)) {
         kernel = tl_copy_loop_get(compute, compute); /* a copy, as PyTorch */
         dev_op = TL_DEV_UNARY_COPY;
     } else {
@@ -628,7 +629,7 @@ tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
                   NULL);
 }
 
-/* ---- where ------------------------------------------------------------------------ */
+/* ---- where -------------------------------------------------------------- */
 
 tl_tensor_impl *tl_op_where(tl_tensor_impl *out, tl_tensor_impl *cond,
                             tl_tensor_impl *a, tl_tensor_impl *b)
@@ -660,7 +661,7 @@ tl_tensor_impl *tl_op_where(tl_tensor_impl *out, tl_tensor_impl *cond,
                   result, result, keep, TL_DEV_WHERE, 0, NULL);
 }
 
-/* ---- clamp ------------------------------------------------------------------------ */
+/* ---- clamp -------------------------------------------------------------- */
 
 tl_tensor_impl *tl_op_clamp(tl_tensor_impl *out, tl_tensor_impl *a,
                             tl_tensor_impl *lo, tl_tensor_impl *hi)

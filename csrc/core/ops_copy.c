@@ -73,7 +73,7 @@ int tl_op_copy_(tl_tensor_impl *dst, tl_tensor_impl *src)
     return rc;
 }
 
-/* ---- fill_ ------------------------------------------------------------------ */
+/* ---- fill_ -------------------------------------------------------------- */
 
 /* Largest finite value of a floating dtype (0 for others). */
 static double float_max(int dt)
@@ -228,7 +228,7 @@ int tl_op_fill_(tl_tensor_impl *dst, const tl_scalar *s)
     return 0;
 }
 
-/* ---- new tensors like a ------------------------------------------------------- */
+/* ---- new tensors like a ------------------------------------------------- */
 
 /* An uninitialised tensor of a's shape in dtype dt and format fmt
  * (PRESERVE: a's strides when a is non-overlapping and dense, else dense
@@ -323,7 +323,7 @@ tl_tensor_impl *tl_op_clone(tl_tensor_impl *a, tl_memory_format fmt)
     return copy_like(a, a->dtype, fmt);
 }
 
-/* ---- scalars ------------------------------------------------------------------ */
+/* ---- scalars ------------------------------------------------------------ */
 
 tl_tensor_impl *tl_scalar_to_tensor(const tl_scalar *s)
 {

@@ -380,7 +380,10 @@ static int dest_init(rdest *r, tl_tensor_impl *out, const tl_tensor_impl *a,
     r->out = out;
     r->resize = resize;
     r->temp = false;
-    if (out && !resize && !tl_may_share_memory(out, a)) {
+    /* Device kernels write the result dtype only: another out dtype goes
+     * through a temporary (and a converting copy_). */
+    if (out && !resize && !tl_may_share_memory(out, a) &&
+        (out->dtype == rt || a->device.type == TL_DEVICE_CPU)) {
         tl_tensor_incref(out);
         r->dest = out;
         return 0;

@@ -15,24 +15,70 @@
 TL_KERNEL_OPTIMIZE
 
 /* Note [Summation accuracy]
- * - float16/bfloat16/float32 accumulate in float64: a run of up to
- *   RCHUNK (reduce.c) elements in 16 float64 lanes, then the partials of
- *   runs and chunks combine pairwise.  The only rounding that matters is
- *   the final one to the result dtype (at most 1/2 ulp), so these sums are
- *   at least as accurate as NumPy's float32 pairwise summation.
+ * - Rows (inner reductions): float16/bfloat16/float32 accumulate in
+ *   float64, a run of up to RCHUNK (reduce.c) elements in 16 float64
+ *   lanes, then the partials of runs and chunks combine pairwise.  The
+ *   only rounding that matters is the final one to the result dtype (at
+ *   most 1/2 ulp), so these sums are at least as accurate as NumPy's
+ *   float32 pairwise summation.
  * - float64 (and complex128) runs accumulate in 8 compensated lanes
  *   (Knuth's two-sum: each lane carries its rounding error), so a run's
  *   error is about one ulp whatever its length; partials of runs and
  *   chunks combine as compensated pairs too.
- * - In the cols layout (an outer reduction), rows are summed pairwise:
- *   blocks of SUM_LEAF rows accumulate in order and the blocks combine
- *   as a binary tree, in the accumulation dtype (float64 for float16,
- *   bfloat16 and float32), which beats NumPy's row-by-row accumulation
- *   of an outer axis.
+ * - Cols (outer reductions, e.g. dim 0 of a C-contiguous matrix):
+ *   float32 adds blocks of 8 rows in float32 (a tree: at most 3 roundings,
+ *   each relative to a partial of at most 8 elements) and accumulates the
+ *   blocks in float64; float16/bfloat16/float64 (and complex) sum rows
+ *   pairwise in float64 (blocks of SUM_LEAF rows in order, blocks combined
+ *   as a binary tree).  Both beat NumPy's row-by-row accumulation of an
+ *   outer axis in the input dtype (and PyTorch's float32 one).
  * Integer sums and products wrap in uint64 arithmetic (no UB). */
 #define SUM_LEAF 64
 #define SUM_MAXDEPTH 10
 #define TILE TL_REDUCE_TILE
+
+/* Note [AVX2 dispatch]
+ * The build targets baseline x86-64 (SSE2).  The hottest float loops (the
+ * float32 and float64 row sums and the float32 cols sum) are compiled a
+ * second time for AVX2 from the same always-inline body and chosen at run
+ * time when the CPU has it: the same operations in the same order on
+ * wider registers, so results are bit-identical either way (no FMA
+ * contraction: -ffp-contract does not apply to separate statements and
+ * the bodies use no fused forms). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define TL_AVX2_DISPATCH 1
+#define TL_ALWAYS_INLINE inline __attribute__((always_inline))
+#define TL_TARGET_AVX2 __attribute__((target("avx2")))
+static int have_avx2(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return cached;
+}
+#else
+#define TL_ALWAYS_INLINE inline
+#endif
+
+/* name(args) runs name_avx2 or name_base, both built from name_body. */
+#ifdef TL_AVX2_DISPATCH
+#define DISPATCHED(name, params, args)                                      \
+    static void name##_base params { name##_body args; }                   \
+    TL_TARGET_AVX2 static void name##_avx2 params { name##_body args; }    \
+    static void name params                                                 \
+    {                                                                       \
+        if (have_avx2()) {                                                  \
+            name##_avx2 args;                                               \
+        } else {                                                            \
+            name##_base args;                                               \
+        }                                                                   \
+    }
+#else
+#define DISPATCHED(name, params, args)                                      \
+    static void name params { name##_body args; }
+#endif
 
 /* ---- loads -------------------------------------------------------------- */
 
@@ -179,30 +225,21 @@ static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
 
 /* ---- sums: contiguous lane kernels --------------------------------------- */
 
-/* Sums m floats at q; even-indexed elements go to out[0], odd ones to
- * out[1] (real and imaginary parts of complex64).  Blocks of 128 elements
- * accumulate in 16 float32 lanes (8 elements per lane, a rounding error of
- * at most 7 ulps of a partial of 8 elements), and the blocks in 16 float64
- * lanes: vectorised, and far more accurate than the final rounding. */
-static void lanes_f32(const float *q, int64_t m, double out[2])
+/* Sums m floats at q in 16 float64 lanes (exact but for the rare
+ * float64 rounding: each float32 converts exactly); even-indexed elements
+ * go to out[0], odd ones to out[1] (real and imaginary parts of
+ * complex64). */
+static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
+                                            double out[2])
 {
     double acc[16] = {0};
     int64_t i = 0;
-    for (; i + 128 <= m; i += 128) {
-        float b[16];
+    for (; i + 16 <= m; i += 16) {
         for (int k = 0; k < 16; k++) {
-            b[k] = q[i + k];
-        }
-        for (int j = 16; j < 128; j += 16) {
-            for (int k = 0; k < 16; k++) {
-                b[k] += q[i + j + k];
-            }
-        }
-        for (int k = 0; k < 16; k++) {
-            acc[k] += (double)b[k];
+            acc[k] += (double)q[i + k];
         }
     }
-    for (int k = 0; i < m; i++, k = (k + 1) & 15) {
+    for (int k = 0; i < m; i++, k++) {
         acc[k] += (double)q[i];
     }
     double e = 0, o = 0;
@@ -214,12 +251,38 @@ static void lanes_f32(const float *q, int64_t m, double out[2])
     out[1] = o;
 }
 
+DISPATCHED(lanes_f32, (const float *q, int64_t m, double out[2]),
+           (q, m, out))
+
 /* Compensated sum of m doubles at q in 8 lanes; even-indexed elements go to
  * (hi[0], lo[0]), odd ones to (hi[1], lo[1]). */
-static void lanes_f64(const double *q, int64_t m, double hi[2], double lo[2])
+static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
+                                            double hi[2], double lo[2])
 {
     double h[8] = {0}, l[8] = {0};
     int64_t i = 0;
+#if defined(__GNUC__)
+    /* GCC vector extensions: the SLP vectoriser splits the 8 lanes
+     * unevenly; explicit 4-wide vectors (two xmm on SSE2, one ymm on
+     * AVX2) keep every lane vectorised. */
+    typedef double v4d __attribute__((vector_size(32)));
+    v4d h0 = {0, 0, 0, 0}, h1 = h0, l0 = h0, l1 = h0;
+    for (; i + 8 <= m; i += 8) {
+        v4d x0, x1;
+        memcpy(&x0, q + i, sizeof x0);
+        memcpy(&x1, q + i + 4, sizeof x1);
+        const v4d t0 = h0 + x0, t1 = h1 + x1;
+        const v4d b0 = t0 - h0, b1 = t1 - h1;
+        l0 += (h0 - (t0 - b0)) + (x0 - b0);
+        l1 += (h1 - (t1 - b1)) + (x1 - b1);
+        h0 = t0;
+        h1 = t1;
+    }
+    memcpy(h, &h0, sizeof h0);
+    memcpy(h + 4, &h1, sizeof h1);
+    memcpy(l, &l0, sizeof l0);
+    memcpy(l + 4, &l1, sizeof l1);
+#else
     for (; i + 8 <= m; i += 8) {
         for (int k = 0; k < 8; k++) {
             const double x = q[i + k];
@@ -229,6 +292,7 @@ static void lanes_f64(const double *q, int64_t m, double hi[2], double lo[2])
             h[k] = t;
         }
     }
+#endif
     for (int k = 0; i < m; i++, k++) {
         const double x = q[i];
         const double t = h[k] + x;
@@ -246,6 +310,10 @@ static void lanes_f64(const double *q, int64_t m, double hi[2], double lo[2])
     hi[1] = oh;
     lo[1] = ol;
 }
+
+DISPATCHED(lanes_f64, (const double *q, int64_t m, double hi[2],
+                       double lo[2]),
+           (q, m, hi, lo))
 
 /* Compensated strided sum of n doubles (byte stride s). */
 static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
@@ -397,7 +465,8 @@ DEF_FCOLS(f64, double, LDID)
  * accumulate in float64.  8 row loads and one float64 update per element
  * and block: this runs at memory speed (Note [Summation accuracy]).  The
  * arrays are restrict so the loop vectorises without alias checks. */
-static void cols8_f32(double *restrict acc, const float *restrict q0,
+static TL_ALWAYS_INLINE void cols8_f32_body(double *restrict acc,
+                                            const float *restrict q0,
                       const float *restrict q1, const float *restrict q2,
                       const float *restrict q3, const float *restrict q4,
                       const float *restrict q5, const float *restrict q6,
@@ -409,6 +478,14 @@ static void cols8_f32(double *restrict acc, const float *restrict q0,
         acc[j] += (double)s;
     }
 }
+
+DISPATCHED(cols8_f32,
+           (double *restrict acc, const float *restrict q0,
+            const float *restrict q1, const float *restrict q2,
+            const float *restrict q3, const float *restrict q4,
+            const float *restrict q5, const float *restrict q6,
+            const float *restrict q7, int64_t n),
+           (acc, q0, q1, q2, q3, q4, q5, q6, q7, n))
 
 static void cols1_f32(double *restrict acc, const float *restrict q,
                       int64_t n)

@@ -355,9 +355,11 @@ tl_tensor_impl *tl_view_slice(tl_tensor_impl *t, int dim, int64_t start,
             return NULL;
         }
     }
-    /* The stride of a dim of size <= 1 is never used to address anything:
-     * keep the original there (x[::2**62] of a short x is fine); only a
-     * stride that is used must not overflow. */
+    /* The new stride is stride * step.  The stride of a dim of size <= 1
+     * is never used to address anything, so there the original is kept:
+     * x[::2**62] of a short x is fine, and no huge meaningless stride is
+     * handed on to code that scales strides by the itemsize (PyTorch
+     * multiplies anyway).  A stride that is used must not overflow. */
     if (length > 1 &&
         tl_mul_overflow_i64(t->strides[dim], step, &strides[dim])) {
         tl_error(TL_ERR_OVERFLOW,
@@ -449,12 +451,14 @@ tl_tensor_impl *tl_view_diagonal(tl_tensor_impl *t, int64_t offset, int d1,
     }
     int64_t s1 = t->sizes[d1], s2 = t->sizes[d2];
     int64_t len, off = t->storage_offset;
+    /* Compared without negating offset (which may be INT64_MIN). */
     if (offset >= 0) {
         len = offset >= s2 ? 0 : (s1 < s2 - offset ? s1 : s2 - offset);
     } else {
-        len = -offset >= s1 ? 0 : (s1 + offset < s2 ? s1 + offset : s2);
+        len = offset <= -s1 ? 0 : (s1 + offset < s2 ? s1 + offset : s2);
     }
     if (len > 0) {
+        /* Here -s1 < offset: -offset cannot overflow. */
         int64_t delta;
         bool bad = offset >= 0
                        ? tl_mul_overflow_i64(offset, t->strides[d2], &delta)

@@ -83,8 +83,8 @@ static int check_device(int index)
         return tl_error(TL_ERR_RUNTIME, "no CUDA device is available");
     }
     if (index < 0 || index >= n) {
-        return tl_error(TL_ERR_RUNTIME, "CUDA device %d is not available "
-                        "(%d device%s)", index, n, n == 1 ? "" : "s");
+        return tl_error(TL_ERR_RUNTIME, "cuda:%d is not available (%d "
+                        "CUDA device%s)", index, n, n == 1 ? "" : "s");
     }
     return TL_OK;
 }
@@ -365,7 +365,7 @@ int tl_cuda_lazy_init(void)
     return atomic_load(&ndevices);
 }
 
-/* ---- copies --------------------------------------------------------------- */
+/* ---- copies ------------------------------------------------------------- */
 
 /* Note [Non-blocking CUDA copies]
  * A non-blocking copy queues cudaMemcpyAsync on the current stream of the
@@ -389,7 +389,8 @@ typedef struct keepalive {
 } keepalive;
 
 static pthread_mutex_t ka_mu = PTHREAD_MUTEX_INITIALIZER;
-static keepalive *ka_list;
+static keepalive *ka_list;   /* guarded by ka_mu */
+static atomic_int ka_count;  /* its length, read without the lock */
 
 /* Drops the references of completed copies. */
 static void keepalive_poll(void)
@@ -405,6 +406,7 @@ static void keepalive_poll(void)
             *link = k->next;
             k->next = done;
             done = k;
+            atomic_fetch_sub(&ka_count, 1);
         }
         else {
             link = &k->next;
@@ -437,6 +439,7 @@ static int keepalive_add(tl_block *b, tl_cuda_event ev)
     pthread_mutex_lock(&ka_mu);
     k->next = ka_list;
     ka_list = k;
+    atomic_fetch_add(&ka_count, 1);
     pthread_mutex_unlock(&ka_mu);
     return TL_OK;
 }
@@ -511,7 +514,7 @@ static int copy_bytes(tl_block *dst, size_t doff, tl_block *src, size_t soff,
         return tl_error(TL_ERR_VALUE, "CUDA copy of %zu bytes outside its "
                         "blocks", n);
     }
-    if (ka_list != NULL) {
+    if (atomic_load(&ka_count) > 0) {
         keepalive_poll();
     }
     if (dd.type == TL_DEVICE_CPU && sd.type == TL_DEVICE_CPU) {
@@ -566,7 +569,7 @@ static int copy_bytes(tl_block *dst, size_t doff, tl_block *src, size_t soff,
     return rc;
 }
 
-/* ---- kernels ---------------------------------------------------------------- */
+/* ---- kernels ------------------------------------------------------------ */
 
 /* One dim, dense, of one dtype: a copy that is a memcpy. */
 static bool plain_copy(const tl_dev_loop *L)
@@ -677,7 +680,7 @@ static int reduce(const tl_dev_reduce *r)
     return rc;
 }
 
-/* ---- streams ------------------------------------------------------------------ */
+/* ---- streams ------------------------------------------------------------ */
 
 static int synchronize(int index)
 {
@@ -689,7 +692,7 @@ static int synchronize(int index)
     }
     rc = tl_cuda_device_synchronize();
     guard_exit(index, prev);
-    if (rc == 0 && ka_list != NULL) {
+    if (rc == 0 && atomic_load(&ka_count) > 0) {
         keepalive_poll();
     }
     return rc;
@@ -751,7 +754,7 @@ static int stream_synchronize(int index, tl_stream s)
     }
     rc = tl_cuda_stream_synchronize(stream_of(s));
     guard_exit(index, prev);
-    if (rc == 0 && ka_list != NULL) {
+    if (rc == 0 && atomic_load(&ka_count) > 0) {
         keepalive_poll();
     }
     return rc;
@@ -787,7 +790,7 @@ static int record_stream(tl_block *b, tl_stream s)
     return tl_pool_record_stream(p, b->ptr, s);
 }
 
-/* ---- registration ---------------------------------------------------------- */
+/* ---- registration ------------------------------------------------------- */
 
 static const tl_device_ops cuda_row = {
     .abi_version = TL_DEVICE_OPS_ABI_VERSION,

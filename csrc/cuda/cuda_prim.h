@@ -32,7 +32,7 @@ typedef enum tl_cuda_copy_kind {
 /* "cudart" or "emulated". */
 const char *tl_cuda_prim_name(void);
 
-/* ---- devices ------------------------------------------------------------- */
+/* ---- devices ------------------------------------------------------------ */
 
 /* cudaGetDeviceCount.  Without a driver or a device: *count = 0 and 0 is
  * returned (the CUDA error is cleared, nothing is recorded). */
@@ -47,7 +47,7 @@ int tl_cuda_device_properties(int dev, char *name, size_t n, int *sm_count,
 int tl_cuda_runtime_version(int *v);                /* cudaRuntimeGetVersion */
 int tl_cuda_driver_version(int *v);                 /* cudaDriverGetVersion */
 
-/* ---- memory -------------------------------------------------------------- */
+/* ---- memory ------------------------------------------------------------- */
 
 int tl_cuda_malloc(void **p, size_t n);              /* cudaMalloc */
 int tl_cuda_free(void *p);                           /* cudaFree */
@@ -62,14 +62,15 @@ int tl_cuda_memcpy_peer_async(void *dst, int dst_dev, const void *src,
 /* cudaMemsetAsync on s. */
 int tl_cuda_memset_async(void *p, int value, size_t n, tl_cuda_stream s);
 
-/* ---- streams and events -------------------------------------------------- */
+/* ---- streams and events ------------------------------------------------- */
 
 /* cudaStreamCreateWithPriority(cudaStreamNonBlocking, priority). */
 int tl_cuda_stream_create(tl_cuda_stream *s, int priority);
 int tl_cuda_stream_destroy(tl_cuda_stream s);        /* cudaStreamDestroy */
 /* cudaStreamQuery: 1 idle, 0 busy, or an error. */
 int tl_cuda_stream_query(tl_cuda_stream s);
-int tl_cuda_stream_synchronize(tl_cuda_stream s);    /* cudaStreamSynchronize */
+/* cudaStreamSynchronize */
+int tl_cuda_stream_synchronize(tl_cuda_stream s);
 /* cudaStreamWaitEvent. */
 int tl_cuda_stream_wait_event(tl_cuda_stream s, tl_cuda_event e);
 /* cudaEventCreateWithFlags(cudaEventDisableTiming). */
@@ -80,7 +81,7 @@ int tl_cuda_event_query(tl_cuda_event e);
 int tl_cuda_event_synchronize(tl_cuda_event e);      /* cudaEventSynchronize */
 int tl_cuda_event_destroy(tl_cuda_event e);          /* cudaEventDestroy */
 
-/* ---- kernels --------------------------------------------------------------- */
+/* ---- kernels ------------------------------------------------------------ */
 
 /* cudaGetLastError after a launch; what names the kernel. */
 int tl_cuda_check_launch(const char *what);

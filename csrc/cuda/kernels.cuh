@@ -956,12 +956,12 @@ template <class C> struct op_rshift {
 
 /* Unary functors: `typedef ... R;` and `R operator()(C a) const`. */
 
-#define TLK_UNARY(NAME, RT, BODY)                                           \
+#define TLK_UNARY(NAME, RT, ...)                                            \
     template <class C> struct NAME {                                        \
         typedef RT R;                                                       \
         TL_HD R operator()(C a) const                                       \
         {                                                                   \
-            BODY                                                            \
+            __VA_ARGS__                                                     \
         }                                                                   \
     };
 
@@ -1028,10 +1028,10 @@ TLK_UNARY(op_sgn, C, {
     }
 })
 
-#define TLK_FLOAT_UNARY(NAME, REAL, CPLX)                                   \
+#define TLK_FLOAT_UNARY(NAME, REAL, ...)                                    \
     TLK_UNARY(NAME, C, {                                                    \
         if constexpr (is_cplx_v<C>) {                                       \
-            CPLX;                                                           \
+            __VA_ARGS__;                                                    \
         }                                                                   \
         else {                                                              \
             REAL;                                                           \

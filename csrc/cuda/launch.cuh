@@ -57,7 +57,7 @@ struct IntDiv {
     }
     TL_HD uint32_t div(uint32_t n) const
     {
-#ifdef TL_ON_DEVICE
+#if defined(TL_ON_DEVICE) && defined(__CUDA_ARCH__)
         const uint32_t t = __umulhi(n, m);
 #else
         const uint32_t t = (uint32_t)(((uint64_t)n * m) >> 32);

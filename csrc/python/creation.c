@@ -27,6 +27,12 @@ static int parse_opts(tl_mstate *st, PyObject *dtype, PyObject *device,
         tl_py_parse_memkind(st, kind, &o->kind) < 0) {
         return -1;
     }
+    /* A host kind on another device is a bad value in any build (never a
+     * silent fallback), checked before whether the device exists. */
+    if (o->device.type != TL_DEVICE_CPU && tl_memkind_is_host(o->kind) &&
+        !tl_registry_get(o->device, o->kind)) {
+        return tl_py_raise_int(st);
+    }
     /* A device that cannot hold tensors fails before anything is
      * allocated: "tensorlib was built without CUDA", "no CUDA device is
      * available". */
@@ -346,7 +352,13 @@ static PyObject *py_arange(PyObject *m, PyObject *const *args,
         }
         n = (int64_t)(q < 0 ? 0 : q);
     } else {
-        double cnt = ceil((dv[1] - dv[0]) / dv[2]);
+        const double span = dv[1] - dv[0];
+        double cnt = ceil(span / dv[2]);
+        if (cnt == 0.0 && span != 0.0) {
+            /* The quotient underflowed (arange(0, 5e-324, 2)): start
+             * itself is in [start, end), so one element, as NumPy. */
+            cnt = 1.0;
+        }
         if (!(cnt < 0x1p62)) {
             PyErr_SetString(PyExc_OverflowError,
                             "arange(): too many elements");

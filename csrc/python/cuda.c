@@ -86,7 +86,7 @@ static int parse_stream(PyObject *o, tl_stream *out)
     return 0;
 }
 
-/* ---- module functions ------------------------------------------------------- */
+/* ---- module functions --------------------------------------------------- */
 
 static PyObject *f_is_built(PyObject *m, PyObject *unused)
 {
@@ -320,7 +320,7 @@ PyMethodDef tl_cuda_functions[] = {
     {NULL},
 };
 
-/* ---- Tensor methods ---------------------------------------------------------- */
+/* ---- Tensor methods ----------------------------------------------------- */
 
 /* t.cuda(device=None, non_blocking=False) */
 static PyObject *m_cuda(PyObject *self, PyObject *const *args,

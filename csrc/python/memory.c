@@ -288,6 +288,16 @@ static PyObject *py_pinned_info(PyObject *m, PyObject *unused)
                          "last_locked", pi.last_locked ? Py_True : Py_False);
 }
 
+static PyObject *py_pinned_refuse_lock(PyObject *m, PyObject *arg)
+{
+    int v = PyObject_IsTrue(arg);
+    if (v < 0) {
+        return NULL;
+    }
+    tl_pinned_refuse_lock(v != 0);
+    Py_RETURN_NONE;
+}
+
 /* ---- the stress hook ---------------------------------------------------------- */
 
 static PyObject *py_memory_stress(PyObject *m, PyObject *const *args,
@@ -927,6 +937,9 @@ PyMethodDef tl_memory_functions[] = {
      "_set_allocator(kind, name, device='cpu')\n--\n\n"},
     {"_allocators", py_allocators, METH_NOARGS, "_allocators()\n--\n\n"},
     {"_pinned_info", py_pinned_info, METH_NOARGS, "_pinned_info()\n--\n\n"},
+    {"_pinned_refuse_lock", py_pinned_refuse_lock, METH_O,
+     "_pinned_refuse_lock(refuse)\n--\n\nFault injection: act as if "
+     "every mlock were refused."},
     {"_memory_stress", CF(py_memory_stress), FASTKW,
      "_memory_stress(threads=8, iters=2000, max_bytes=65536, live=16, "
      "seed=1, workspace=True)\n--\n\nRuns tl_alloc_stress with the GIL "

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "tensorlib/device_table.h"
 #include "structmember.h"
 
 PyObject *tl_py_wrap(tl_mstate *st, tl_tensor_impl *impl)
@@ -229,15 +230,28 @@ static PyObject *tensor_is_contiguous(PyObject *self, PyObject *const *args,
 
 static int require_cpu(PyObject *self, const char *what)
 {
-    if (IMPL(self)->device.type != TL_DEVICE_CPU) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "%s() needs a CPU tensor; call .cpu() first", what);
-        return -1;
-    }
+    (void)what; /* device tensors are read through a host copy */
     if (tl_tensor_check_live(IMPL(self)) < 0) { /* reset workspace */
         return tl_py_raise_int(tl_state_of(self));
     }
     return 0;
+}
+
+/* self's impl, or for a device tensor a host copy of it (which waits for
+ * the device).  Returns: new reference, or NULL with an exception. */
+static tl_tensor_impl *host_impl(PyObject *self)
+{
+    tl_tensor_impl *t = IMPL(self);
+    if (t->device.type == TL_DEVICE_CPU) {
+        tl_tensor_incref(t);
+        return t;
+    }
+    tl_tensor_impl *h = tl_op_to_device(t, tl_device_cpu(), -1, false,
+                                        false);
+    if (!h) {
+        tl_py_raise(tl_state_of(self));
+    }
+    return h;
 }
 
 static PyObject *tensor_item(PyObject *self, PyObject *unused)
@@ -253,7 +267,13 @@ static PyObject *tensor_item(PyObject *self, PyObject *unused)
                      (long long)t->numel);
         return NULL;
     }
-    return tl_py_load_scalar((tl_dtype)t->dtype, tl_impl_data(t));
+    tl_tensor_impl *h = host_impl(self);
+    if (!h) {
+        return NULL;
+    }
+    PyObject *r = tl_py_load_scalar((tl_dtype)h->dtype, tl_impl_data(h));
+    tl_tensor_decref(h);
+    return r;
 }
 
 static PyObject *tolist_rec(const tl_tensor_impl *t, int d, const char *p)
@@ -283,7 +303,13 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *unused)
     if (require_cpu(self, "tolist") < 0) {
         return NULL;
     }
-    return tolist_rec(IMPL(self), 0, tl_impl_data(IMPL(self)));
+    tl_tensor_impl *h = host_impl(self);
+    if (!h) {
+        return NULL;
+    }
+    PyObject *r = tolist_rec(h, 0, tl_impl_data(h));
+    tl_tensor_decref(h);
+    return r;
 }
 
 static PyObject *one_element(PyObject *self, const char *what)

@@ -598,9 +598,16 @@ static PyObject *t_split(PyObject *self, PyObject *const *args,
                          (long long)size);
             return NULL;
         }
-        int64_t n = each == 0 ? 1 : (size + each - 1) / each;
+        int64_t n = each == 0 ? 1 : size / each + (size % each != 0);
         if (n == 0) {
             n = 1;
+        }
+        if (n > INT_MAX) {
+            PyErr_Format(PyExc_OverflowError,
+                         "split: a dimension of size %lld in pieces of %lld "
+                         "makes %lld tensors, too many", (long long)size,
+                         (long long)each, (long long)n);
+            return NULL;
         }
         int64_t *lengths = PyMem_Malloc((size_t)n * sizeof(int64_t));
         if (!lengths) {
@@ -637,7 +644,12 @@ static PyObject *t_split(PyObject *self, PyObject *const *args,
                          "length %lld", i, (long long)lengths[i]);
             goto done;
         }
-        total += lengths[i];
+        if (tl_add_overflow_i64(total, lengths[i], &total)) {
+            PyErr_Format(st->ShapeError, "split_with_sizes: the sections "
+                         "sum past int64 at section %zd (the size of dim %d "
+                         "is %lld)", i, d, (long long)size);
+            goto done;
+        }
     }
     if (total != size) {
         PyErr_Format(st->ShapeError,

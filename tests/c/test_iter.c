@@ -40,7 +40,7 @@ static float at_f32(tl_tensor_impl *t, const int64_t *idx)
 
 static bool msg_has(const char *s) { return strstr(tl_error_message(), s); }
 
-/* ---- broadcasting ---------------------------------------------------------- */
+/* ---- broadcasting ------------------------------------------------------- */
 
 static void test_infer_size(void)
 {
@@ -116,7 +116,7 @@ static void test_broadcast_strides(void)
     tl_tensor_decref(cc);
 }
 
-/* ---- dimension order -------------------------------------------------------- */
+/* ---- dimension order ---------------------------------------------------- */
 
 static void test_reorder_transposed(void)
 {
@@ -200,7 +200,7 @@ static void test_reorder_channels_last(void)
     tl_tensor_decref(x);
 }
 
-/* ---- coalescing ---------------------------------------------------------------- */
+/* ---- coalescing --------------------------------------------------------- */
 
 static void test_coalesce(void)
 {
@@ -261,7 +261,7 @@ static void test_coalesce(void)
     tl_tensor_decref(b);
 }
 
-/* ---- overlap ---------------------------------------------------------------------- */
+/* ---- overlap ------------------------------------------------------------ */
 
 static void test_overlap_detection(void)
 {
@@ -370,7 +370,7 @@ static void test_partial_overlap_copy(void)
     tl_tensor_decref(x);
 }
 
-/* ---- reductions ------------------------------------------------------------------ */
+/* ---- reductions --------------------------------------------------------- */
 
 static void test_reduction_layout(void)
 {
@@ -424,7 +424,57 @@ static void test_reduction_layout(void)
     tl_tensor_decref(in);
 }
 
-/* ---- outputs ------------------------------------------------------------------------ */
+/* out[i] += in[i] in float64, for a reduction over buffered operands. */
+static void sum_loop_f64(char **data, const int64_t *st, int64_t n0,
+                         int64_t n1, void *ctx)
+{
+    (void)ctx;
+    for (int64_t j = 0; j < n1; j++) {
+        for (int64_t i = 0; i < n0; i++) {
+            *(double *)(data[0] + i * st[0] + j * st[2]) +=
+                *(double *)(data[1] + i * st[1] + j * st[3]);
+        }
+    }
+}
+
+static void test_reduction_buffered(void)
+{
+    /* Row sums of a float16 [64, 700] into a float32 [64, 1], the kernel
+     * working in float64: both operands go through the buffers, and the
+     * output chunks must be loaded before accumulating. */
+    int64_t is[] = {64, 700}, os[] = {64, 1};
+    tl_tensor_impl *in = empty(2, is, TL_DTYPE_FLOAT16);
+    uint16_t *p = tl_tensor_data(in);
+    for (int i = 0; i < 64 * 700; i++) {
+        p[i] = tl_half_from_float((float)(i % 700));
+    }
+    tl_tensor_impl *out = empty(2, os, TL_DTYPE_FLOAT32);
+    memset(tl_tensor_data(out), 0, 64 * 4);
+    tl_iter_config c;
+    tl_iter_config_init(&c);
+    tl_iter_config_add_output(&c, out);
+    tl_iter_config_add_input(&c, in);
+    c.is_reduction = true;
+    c.resize_outputs = false;
+    c.check_all_same_dtype = false;
+    tl_iter *it = tl_iter_new(&c);
+    CHECK(it != NULL);
+    tl_iter_set_target_dtype(it, 0, TL_DTYPE_FLOAT64);
+    tl_iter_set_target_dtype(it, 1, TL_DTYPE_FLOAT64);
+    CHECK(tl_iter_needs_buffering(it));
+    tl_iter_for_each(it, sum_loop_f64, NULL);
+    tl_iter_free(it);
+    const float *o = tl_tensor_data(out);
+    int bad = 0;
+    for (int r = 0; r < 64; r++) {
+        bad += o[r] != 699.0f * 700.0f / 2.0f;
+    }
+    CHECK_EQ_I64(bad, 0);
+    tl_tensor_decref(out);
+    tl_tensor_decref(in);
+}
+
+/* ---- outputs ------------------------------------------------------------ */
 
 static void test_out_resize(void)
 {
@@ -463,7 +513,7 @@ static void test_out_resize(void)
     tl_tensor_decref(a);
 }
 
-/* ---- the loop driver ---------------------------------------------------------------- */
+/* ---- the loop driver ---------------------------------------------------- */
 
 typedef struct {
     int hits[256];
@@ -536,7 +586,7 @@ static void test_serial_ranges(void)
     tl_tensor_decref(base);
 }
 
-/* ---- threads ------------------------------------------------------------------------- */
+/* ---- threads ------------------------------------------------------------ */
 
 static int64_t covered[1 << 16];
 
@@ -757,7 +807,7 @@ static void test_fork(void)
     CHECK_EQ_I64(covered[(1 << 16) - 1], 1);
 }
 
-/* ---- buffering ------------------------------------------------------------------------- */
+/* ---- buffering ---------------------------------------------------------- */
 
 static void test_unaligned_and_cast(void)
 {
@@ -822,6 +872,7 @@ int main(void)
     RUN(test_overlap_detection);
     RUN(test_partial_overlap_copy);
     RUN(test_reduction_layout);
+    RUN(test_reduction_buffered);
     RUN(test_out_resize);
     RUN(test_serial_ranges);
     RUN(test_parallel_for);

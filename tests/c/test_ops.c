@@ -113,10 +113,11 @@ static int64_t get_i64(tl_tensor_impl *t, int64_t i)
     return *(const int64_t *)elem_ptr(t, i);
 }
 
-/* ---- promotion ----------------------------------------------------------- */
+/* ---- promotion ---------------------------------------------------------- */
 
 /* Expected promote_types, rows and columns in tl_dtype order: PyTorch 2.x's
- * table, with NumPy's answers where PyTorch refuses uint16/32/64. */
+ * table, with NumPy's answers where PyTorch refuses uint16/32/64.  (Kept
+ * wider than 79 columns so that it reads as a table.) */
 static const int promo[15][15] = {
     /*        b    u8   i8   i16  u16  i32  u32  i64  u64  f16  bf   f32  f64  c64  c128 */
     /* b  */ {B,   U8,  I8,  I16, U16, I32, U32, I64, U64, F16, BF,  F32, F64, C64, C128},
@@ -222,7 +223,7 @@ static void test_can_cast(void)
     }
 }
 
-/* ---- integer semantics --------------------------------------------------- */
+/* ---- integer semantics -------------------------------------------------- */
 
 static tl_tensor_impl *binop(int op, tl_tensor_impl *a, tl_tensor_impl *b)
 {
@@ -437,7 +438,7 @@ static void test_int_pow(void)
     tl_tensor_decref(b);
 }
 
-/* ---- casts ----------------------------------------------------------------- */
+/* ---- casts -------------------------------------------------------------- */
 
 static void test_float_to_int_saturation(void)
 {
@@ -684,7 +685,7 @@ static void test_copy_large_transposed(void)
     tl_tensor_decref(d);
 }
 
-/* ---- binary ops values -------------------------------------------------------------- */
+/* ---- binary ops values -------------------------------------------------- */
 
 static void test_binary_values(void)
 {
@@ -838,7 +839,7 @@ static void test_complex_ops(void)
     tl_tensor_decref(b);
 }
 
-/* ---- out= -------------------------------------------------------------------------- */
+/* ---- out= --------------------------------------------------------------- */
 
 static void test_out_semantics(void)
 {
@@ -886,7 +887,7 @@ static void test_out_semantics(void)
     tl_tensor_decref(a);
 }
 
-/* ---- unary ---------------------------------------------------------------------- */
+/* ---- unary -------------------------------------------------------------- */
 
 static void test_unary_values(void)
 {
@@ -1047,7 +1048,7 @@ static void test_fast_exp_log(void)
     tl_tensor_decref(x);
 }
 
-/* ---- where / clamp / fill ----------------------------------------------------------- */
+/* ---- where / clamp / fill ----------------------------------------------- */
 
 static void test_where_clamp(void)
 {
@@ -1093,7 +1094,8 @@ static void test_where_clamp(void)
     CHECK(isnan(get_elem(r, 3)));
     tl_tensor_decref(r);
     r = tl_op_clamp(NULL, x, NULL, hi);
-    CHECK(get_elem(r, 0) == -5 && get_elem(r, 2) == 1 && isnan(get_elem(r, 3)));
+    CHECK(get_elem(r, 0) == -5 && get_elem(r, 2) == 1 &&
+          isnan(get_elem(r, 3)));
     tl_tensor_decref(r);
     r = tl_op_clamp(NULL, x, nan, hi);
     CHECK(isnan(get_elem(r, 1)));
@@ -1165,7 +1167,7 @@ static void test_fill(void)
     tl_tensor_decref(t);
 }
 
-/* ---- conversions and layouts -------------------------------------------------------- */
+/* ---- conversions and layouts -------------------------------------------- */
 
 static void test_to_contiguous_clone(void)
 {

@@ -168,6 +168,10 @@ typedef struct tl_pinned_info {
 
 TL_API void tl_pinned_info_get(tl_pinned_info *out);
 
+/* Test hook (fault injection): while refuse is true the pinned allocator
+ * behaves as if every mlock were refused. */
+TL_API void tl_pinned_refuse_lock(bool refuse);
+
 /* Returns: borrowed, process-lifetime.  The allocator registered for
  * (cpu, Workspace): every request is carved from this thread's innermost
  * workspace arena (tensorlib/arena.h), and TL_ERR_RUNTIME when the thread

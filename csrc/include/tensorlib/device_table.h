@@ -124,7 +124,7 @@ typedef struct tl_device_ops {
      * error). */
     int (*device_count)(void);
     /* 0 when device index can be used; else records TL_ERR_RUNTIME ("no
-     * CUDA device is available", "CUDA device 3 is not available (2
+     * CUDA device is available", "cuda:3 is not available (2 CUDA
      * devices)") and returns it. */
     int (*check_device)(int index);
     /* Waits until every stream of device index is idle. */

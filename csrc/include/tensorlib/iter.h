@@ -125,9 +125,12 @@ TL_API void tl_iter_free(tl_iter *it);
 
 /* Runs loop over every element, split across the thread pool when the
  * element count is at least TL_ITER_GRAIN (contiguous ranges of the
- * flattened iteration space).  Operands needing a dtype cast or alignment
- * fix-up are converted chunk by chunk through small buffers.  Every
- * operand's memory block is referenced for the duration.  Returns 0. */
+ * flattened iteration space; a reduction iterator runs serially, since its
+ * threads would share output elements).  Operands needing a dtype cast or
+ * alignment fix-up are converted chunk by chunk through small buffers
+ * (outputs are write-only there, except a reduction's, which are loaded
+ * first).  Every operand's memory block is referenced for the duration.
+ * Returns 0. */
 TL_API int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx);
 
 /* Runs loop over the flattened elements [begin, end) on this thread
@@ -136,7 +139,7 @@ TL_API int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx);
 TL_API int tl_iter_serial_for_each(tl_iter *it, tl_iter_loop2d loop,
                                    void *ctx, int64_t begin, int64_t end);
 
-/* ---- what the build computed (all borrowed from the iterator) ------------ */
+/* ---- what the build computed (all borrowed from the iterator) ----------- */
 
 TL_API int tl_iter_ntensors(const tl_iter *it);
 TL_API int tl_iter_noutputs(const tl_iter *it);
@@ -173,7 +176,7 @@ TL_API tl_tensor_impl *tl_iter_operand(const tl_iter *it, int arg);
 /* Returns: new reference to output i (given or allocated). */
 TL_API tl_tensor_impl *tl_iter_output(const tl_iter *it, int i);
 
-/* ---- the build steps on their own (for tests and other core code) -------- */
+/* ---- the build steps on their own (for tests and other core code) ------- */
 
 /* Broadcasts n shapes (aligned at the last dim; missing leading dims
  * count as 1; sizes must be equal or 1).  out needs TL_MAX_DIMS entries.
@@ -200,7 +203,7 @@ TL_API tl_overlap tl_iter_overlap(const tl_tensor_impl *a,
  * repeat).  A tensor that is non-overlapping and dense is never. */
 TL_API bool tl_iter_has_internal_overlap(const tl_tensor_impl *t);
 
-/* ---- threads -------------------------------------------------------------- */
+/* ---- threads ------------------------------------------------------------ */
 
 /* Threads used by one loop (>= 1; values below 1 are TL_ERR_VALUE).
  * Default: the number of online cores. */

@@ -20,8 +20,9 @@
  *   tl_can_cast(result, out dtype) (else TL_ERR_TYPE "result type Float
  *   can't be cast to the desired output type Long"); the result is cast on
  *   write.  A read-only out is TL_ERR_READONLY; operands on different
- *   devices are TL_ERR_RUNTIME; non-CPU tensors are TL_ERR_NOT_IMPLEMENTED
- *   until a device kernel table exists.
+ *   devices are TL_ERR_RUNTIME; non-CPU tensors run through the device
+ *   kernel table (tensorlib/device_table.h; TL_ERR_RUNTIME "tensorlib was
+ *   built without CUDA" when it has no row for their device).
  *
  * Numeric semantics (see DESIGN.md "Numeric semantics"):
  * - dtypes and which inputs are errors follow PyTorch; values follow NumPy
@@ -32,6 +33,12 @@
  * - Float to integer casts: NaN -> 0, out of range saturates.
  * - Complex to real casts (copy_, to_dtype, out=) keep the real part, as
  *   NumPy does (NumPy warns with ComplexWarning; tensorlib does not).
+ * - float32 exp, log, log2, log10 (and sigmoid's exp) are computed in
+ *   double by vectorised code and rounded once: within 1 ulp of the
+ *   correctly rounded result (glibc's expf/logf agree to 1 ulp on every
+ *   input).  float64 and complex use libm.
+ * - Loops run on up to tl_get_num_threads() threads above TL_ITER_GRAIN
+ *   elements; elementwise results do not depend on the thread count.
  */
 #ifndef TENSORLIB_OPS_H
 #define TENSORLIB_OPS_H
