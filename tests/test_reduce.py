@@ -709,6 +709,23 @@ def test_out_semantics():
                        "float64"):
         tl.sum(t, 0, dtype=tl.float64, out=tl.empty(3))
     assert to_np(out).tolist() == [0, 0, 0]
+    # empty outs that cannot grow: refused before anything is computed
+    ext = tl.from_numpy(np.zeros(0))
+    with pytest.raises(RuntimeError, match="not resizable"):
+        tl.sum(t, 0, out=ext)
+    assert ext.shape == (0,)
+    exp = tl.empty(0)
+    held = memoryview(exp)
+    with pytest.raises(BufferError):
+        tl.sum(t, 0, out=exp)
+    held.release()
+    assert exp.shape == (0,)
+    vals, idx = tl.empty(0), tl.empty(0, dtype=tl.int64)
+    held = memoryview(idx)
+    with pytest.raises(BufferError):
+        tl.max(t, 0, out=(vals, idx))
+    held.release()
+    assert vals.shape == (0,) and idx.shape == (0,)   # neither resized
     # read-only out
     ro = np.zeros(3)
     ro.flags.writeable = False

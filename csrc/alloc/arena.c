@@ -102,7 +102,7 @@ struct tl_arena {
     core *core; /* strong */
 };
 
-/* ---- process-wide: every core, counters of dead ones, fork ------------- */
+/* ---- process-wide: every core, counters of dead ones, fork -------------- */
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static core *g_cores;
@@ -168,7 +168,7 @@ static void add_active(core *c, int64_t delta)
     }
 }
 
-/* ---- chunk memory -------------------------------------------------------- */
+/* ---- chunk memory ------------------------------------------------------- */
 
 /* Returns: owned memory of n bytes (n a multiple of the page size),
  * 4096-aligned, poisoned for ASan, or NULL after recording TL_ERR_MEMORY. */
@@ -297,7 +297,7 @@ void tl_arena_chunk_unhold(chunk *k)
     pthread_mutex_unlock(&c->mu);
 }
 
-/* ---- cores ----------------------------------------------------------------- */
+/* ---- cores -------------------------------------------------------------- */
 
 static void core_decref(core *c)
 {
@@ -507,7 +507,7 @@ int tl_arena_block_check_live(const tl_block *b, const char *what)
                     b->nbytes);
 }
 
-/* ---- arenas -------------------------------------------------------------- */
+/* ---- arenas ------------------------------------------------------------- */
 
 tl_arena *tl_arena_new(const tl_allocator *backing, size_t nbytes,
                        unsigned flags)
@@ -858,7 +858,7 @@ tl_block *tl_arena_carve_current(tl_device dev, tl_memkind kind,
     return tl_arena_alloc_block(a, kind, nbytes, alignment);
 }
 
-/* ---- the workspace allocator --------------------------------------------- */
+/* ---- the workspace allocator -------------------------------------------- */
 
 static void *ws_allocate(void *ctx, size_t nbytes, size_t alignment)
 {

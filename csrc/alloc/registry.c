@@ -235,7 +235,7 @@ void tl_registry_reset_peak(tl_device dev)
     }
 }
 
-/* ---- the built-ins by name ------------------------------------------------ */
+/* ---- the built-ins by name ---------------------------------------------- */
 
 static const char *const builtin_names[] = {
     "cpu_caching",

@@ -310,6 +310,42 @@ static bool same_sizes(const tl_tensor_impl *t, int nd, const int64_t *s)
     return true;
 }
 
+/* Whether the empty root tensor t can be resized to sizes (the checks of
+ * tl_tensor_resize_, made before anything is computed, so that the commit
+ * can fail only for want of memory).  Returns 0 or an error. */
+static int check_resizable(const tl_tensor_impl *t, int ndim,
+                           const int64_t *sizes)
+{
+    int64_t nbytes;
+    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(t->dtype), NULL,
+                            &nbytes) < 0) {
+        return tl_error_kind();
+    }
+    if (!(t->flags & TL_FLAG_ALLOW_METADATA_CHANGE)) {
+        return tl_error(TL_ERR_RUNTIME,
+                        "cannot resize an out= tensor whose layout is owned "
+                        "elsewhere (allow_tensor_metadata_change is false) "
+                        "to shape %s", tl_fmt_list(0, ndim, sizes));
+    }
+    const int64_t capacity =
+        (int64_t)t->storage->block->nbytes - t->storage->offset;
+    if (nbytes > capacity) {
+        if (!tl_storage_resizable(t->storage)) {
+            return tl_error(TL_ERR_RUNTIME,
+                            "cannot resize an out= tensor over a storage "
+                            "that is not resizable (external memory) to "
+                            "shape %s", tl_fmt_list(0, ndim, sizes));
+        }
+        if (tl_storage_export_count(t->storage) > 0) {
+            return tl_error(TL_ERR_BUFFER,
+                            "cannot resize an out= tensor to shape %s while "
+                            "its storage is exported: its memory would move",
+                            tl_fmt_list(0, ndim, sizes));
+        }
+    }
+    return 0;
+}
+
 /* Validates out (see tensorlib/reduce.h).  *resize: out must be resized. */
 static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
                      const int64_t *rs, int rt, int explicit_dtype,
@@ -351,7 +387,7 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
                             tl_fmt_list(1, rnd, rs));
         }
         *resize = true;
-        return 0;
+        return check_resizable(out, rnd, rs);
     }
     if (tl_iter_has_internal_overlap(out)) {
         return tl_error(TL_ERR_SHAPE,
@@ -397,20 +433,26 @@ static int dest_init(rdest *r, tl_tensor_impl *out, const tl_tensor_impl *a,
     return 0;
 }
 
-/* Commits dest into out.  Returns: new reference to the result, or NULL
- * (out unchanged). */
-static tl_tensor_impl *dest_finish(rdest *r)
+/* Commit, step 1: resizes out when it must be (validated by check_out, so
+ * only memory can be missing).  Returns 0 or an error (out unchanged). */
+static int dest_resize(rdest *r)
+{
+    if (r->out && r->temp && r->resize) {
+        return tl_tensor_resize_(r->out, r->dest->ndim, r->dest->sizes);
+    }
+    return 0;
+}
+
+/* Commit, step 2: copies a temporary result into out (bumping its
+ * version), or bumps the version of an out written directly.  Consumes
+ * r->dest.  Returns: new reference to the result, or NULL. */
+static tl_tensor_impl *dest_copy(rdest *r)
 {
     if (!r->out) {
         return r->dest;
     }
     if (r->temp) {
-        if (r->resize && tl_tensor_resize_(r->out, r->dest->ndim,
-                                           r->dest->sizes) < 0) {
-            tl_tensor_decref(r->dest);
-            return NULL;
-        }
-        int rc = tl_op_copy_(r->out, r->dest); /* bumps out's version */
+        int rc = tl_op_copy_(r->out, r->dest);
         tl_tensor_decref(r->dest);
         if (rc < 0) {
             return NULL;
@@ -420,6 +462,17 @@ static tl_tensor_impl *dest_finish(rdest *r)
     }
     tl_tensor_bump_version(r->out);
     return r->dest;
+}
+
+/* Commits dest into out.  Returns: new reference to the result, or NULL
+ * (out unchanged). */
+static tl_tensor_impl *dest_finish(rdest *r)
+{
+    if (dest_resize(r) < 0) {
+        tl_tensor_decref(r->dest);
+        return NULL;
+    }
+    return dest_copy(r);
 }
 
 /* ---- layout ------------------------------------------------------------------ */
@@ -1410,14 +1463,19 @@ int tl_reduce_minmax_dim(int op, tl_tensor_impl *values_out,
         tl_tensor_decref(d[1].dest);
         return rc;
     }
-    /* Commit values, then indices; a failure of the second (a resize of an
-     * out= that cannot grow) leaves the first written. */
-    tl_tensor_impl *v = dest_finish(&d[0]);
+    /* Resize both outs (validated: only memory can fail, and then the
+     * first may be resized but neither is written), then copy. */
+    if (dest_resize(&d[0]) < 0 || dest_resize(&d[1]) < 0) {
+        tl_tensor_decref(d[0].dest);
+        tl_tensor_decref(d[1].dest);
+        return tl_error_kind();
+    }
+    tl_tensor_impl *v = dest_copy(&d[0]);
     if (!v) {
         tl_tensor_decref(d[1].dest);
         return tl_error_kind();
     }
-    tl_tensor_impl *ix = dest_finish(&d[1]);
+    tl_tensor_impl *ix = dest_copy(&d[1]);
     if (!ix) {
         tl_tensor_decref(v);
         return tl_error_kind();

@@ -4,7 +4,15 @@
  * the view's base at the root.  No data is read or written.  Derived
  * strides and offsets use checked arithmetic; a view of a valid tensor
  * that only narrows, permutes or reverses stays inside its storage, so no
- * further bounds check is needed for those. */
+ * further bounds check is needed for those.
+ *
+ * Note [Empty views keep their offset]
+ * An empty tensor reaches no element, so its strides are unbounded
+ * ((2**62, 0) with strides (2**40, 1) is valid).  A view of an empty
+ * tensor (select, slice, narrow, diagonal, flip) keeps the storage offset
+ * as it is instead of adding index * stride to it, which could leave a
+ * huge offset that overflows once scaled by the itemsize.  Strides that a
+ * view does use (a slice of length > 1, unfold) are still checked. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -300,9 +308,10 @@ tl_tensor_impl *tl_view_select(tl_tensor_impl *t, int dim, int64_t index)
     if (index < 0) {
         index += size;
     }
-    int64_t off;
-    if (tl_mul_overflow_i64(index, t->strides[dim], &off) ||
-        tl_add_overflow_i64(off, t->storage_offset, &off)) {
+    int64_t off = t->storage_offset;
+    if (t->numel > 0 &&
+        (tl_mul_overflow_i64(index, t->strides[dim], &off) ||
+         tl_add_overflow_i64(off, t->storage_offset, &off))) {
         tl_error(TL_ERR_OVERFLOW, "select: offset overflows int64");
         return NULL;
     }
@@ -347,7 +356,7 @@ tl_tensor_impl *tl_view_slice(tl_tensor_impl *t, int dim, int64_t start,
     memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
     memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
     int64_t off = t->storage_offset;
-    if (length > 0) {
+    if (length > 0 && t->numel > 0) {
         int64_t delta;
         if (tl_mul_overflow_i64(start, t->strides[dim], &delta) ||
             tl_add_overflow_i64(off, delta, &off)) {
@@ -432,6 +441,12 @@ tl_tensor_impl *tl_view_unfold(tl_tensor_impl *t, int dim, int64_t size,
     }
     sizes[n] = size;
     strides[n] = st;
+    /* Overlapping windows multiply the element count: it must still fit
+     * (with the itemsize), as for expand. */
+    if (tl_safe_numel_bytes(n + 1, sizes, tl_itemsize(t->dtype), NULL,
+                            NULL) < 0) {
+        return NULL;
+    }
     return tl_impl_view(t, n + 1, sizes, strides, t->storage_offset);
 }
 
@@ -457,7 +472,7 @@ tl_tensor_impl *tl_view_diagonal(tl_tensor_impl *t, int64_t offset, int d1,
     } else {
         len = offset <= -s1 ? 0 : (s1 + offset < s2 ? s1 + offset : s2);
     }
-    if (len > 0) {
+    if (len > 0 && t->numel > 0) {
         /* Here -s1 < offset: -offset cannot overflow. */
         int64_t delta;
         bool bad = offset >= 0

@@ -58,7 +58,7 @@ static int parse_nbytes(PyObject *o, int64_t *out, const char *what)
     return 0;
 }
 
-/* ---- tensors: memory kind, pinned memory ---------------------------------- */
+/* ---- tensors: memory kind, pinned memory -------------------------------- */
 
 static PyObject *t_get_memory_kind(PyObject *self, void *c)
 {
@@ -131,7 +131,7 @@ PyGetSetDef tl_memory_tensor_getset[] = {
     {NULL},
 };
 
-/* ---- stats ------------------------------------------------------------------ */
+/* ---- stats -------------------------------------------------------------- */
 
 static PyObject *stats_dict(const tl_alloc_stats *s)
 {
@@ -205,7 +205,7 @@ static PyObject *py_reset_peak(PyObject *m, PyObject *const *args,
     Py_RETURN_NONE;
 }
 
-/* ---- registry ------------------------------------------------------------------ */
+/* ---- registry ----------------------------------------------------------- */
 
 static PyObject *py_allocator_for(PyObject *m, PyObject *const *args,
                                   Py_ssize_t nargs, PyObject *kwnames)
@@ -298,7 +298,7 @@ static PyObject *py_pinned_refuse_lock(PyObject *m, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* ---- the stress hook ---------------------------------------------------------- */
+/* ---- the stress hook ---------------------------------------------------- */
 
 static PyObject *py_memory_stress(PyObject *m, PyObject *const *args,
                                   Py_ssize_t nargs, PyObject *kwnames)
@@ -346,7 +346,7 @@ static PyObject *py_memory_stress(PyObject *m, PyObject *const *args,
                          "stale", (long long)r.stale);
 }
 
-/* ---- workspace arenas ------------------------------------------------------------ */
+/* ---- workspace arenas --------------------------------------------------- */
 
 typedef struct {
     PyObject_HEAD
@@ -612,7 +612,7 @@ static PyType_Spec ws_spec = {
     .slots = ws_slots,
 };
 
-/* ---- execution plans -------------------------------------------------------------- */
+/* ---- execution plans ---------------------------------------------------- */
 
 typedef struct {
     PyObject_HEAD
@@ -885,7 +885,7 @@ static PyType_Spec plan_spec = {
     .slots = plan_slots,
 };
 
-/* ---- module ------------------------------------------------------------------------ */
+/* ---- module ------------------------------------------------------------- */
 
 static PyObject *py_workspace_depth(PyObject *m, PyObject *unused)
 {

@@ -37,7 +37,7 @@ static bool all_bytes(const void *p, size_t n, unsigned char v)
     return true;
 }
 
-/* ---- arenas ---------------------------------------------------------------- */
+/* ---- arenas ------------------------------------------------------------- */
 
 static void test_arena_basic(void)
 {
@@ -315,7 +315,7 @@ static void test_stale_tensor_in_ops(void)
     tl_arena_decref(a);
 }
 
-/* ---- the per-thread stack and the workspace allocator --------------------- */
+/* ---- the per-thread stack and the workspace allocator ------------------- */
 
 static atomic_int thread_saw_none;
 
@@ -405,7 +405,7 @@ static void test_workspace_allocator(void)
                  before.alloc_count - before.free_count);
 }
 
-/* ---- the registry with a table of our own ---------------------------------- */
+/* ---- the registry with a table of our own ------------------------------- */
 
 static atomic_llong my_allocs, my_frees, my_active;
 
@@ -543,7 +543,7 @@ static void test_pinned(void)
     CHECK_EQ_I64(after.locked_bytes + after.unlocked_bytes, 0);
 }
 
-/* ---- execution plans --------------------------------------------------------- */
+/* ---- execution plans ---------------------------------------------------- */
 
 static void test_plan(void)
 {
