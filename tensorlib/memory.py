@@ -130,13 +130,16 @@ def memory_summary(device="cpu"):
             ("largest free", "largest_free_block", True),
             ("fragmentation", "fragmentation_bytes", True)]
     rows = []
+    seen = set()
     for kind in MemoryKind:
         try:
             name = allocator_for(device, kind)
         except (ValueError, RuntimeError):
             continue  # host kinds on a device, or nothing registered
         s = memory_stats(device, kind)
-        rows.append([kind.name, name] + [
+        shown = name + ("*" if name in seen else "")
+        seen.add(name)
+        rows.append([kind.name, shown] + [
             _fmt_bytes(s[k]) if isbytes else str(s[k])
             for _, k, isbytes in cols])
     total = memory_stats(device)
@@ -157,6 +160,9 @@ def memory_summary(device="cpu"):
            line(header), "-" * len(rule)]
     out += [line(r) for r in rows[:-1]]
     out += ["-" * len(rule), line(rows[-1])]
+    if any(r[1].endswith("*") for r in rows):
+        out.append("* the same allocator as a row above (one set of "
+                   "counters, counted once in the total)")
     if str(device) in ("cpu", "cpu:0"):
         pi = pinned_info()
         out.append(

@@ -269,6 +269,8 @@ def test_device_argument_cpu(device):
         assert t.is_cpu and not t.is_cuda
 
 
+@pytest.mark.skipif(tl.cuda.is_available(),
+                    reason="a CUDA device is available (tests/test_cuda.py)")
 def test_device_cuda_without_cuda_build_is_runtime_error():
     # DESIGN.md: a CUDA tensor without a device is a RuntimeError.
     src = tl.zeros(2)

@@ -216,6 +216,25 @@ def test_rerouting_never_frees_memory_in_use():
     assert newer.sum().item() == 256.0
 
 
+def test_device_totals_survive_a_reroute():
+    # Pinned tensors made before HostPinned is rerouted still count in the
+    # device totals, and empty_cache still reaches their allocator.
+    before = stats()
+    p = tl.empty(1 << 16, dtype=tl.uint8, memory_kind="HostPinned")
+    tl.memory.set_allocator("HostPinned", "cpu_aligned")
+    mid = tl.memory_stats()
+    assert mid["active_bytes"] - before["active_bytes"] == 1 << 16
+    q = tl.empty(100, dtype=tl.uint8, memory_kind="HostPinned")
+    assert not q.is_pinned()          # plain memory now, and says so
+    assert p.is_pinned()
+    del p, q
+    gc.collect()
+    tl.empty_cache()
+    after = tl.memory_stats()
+    assert after["active_bytes"] == before["active_bytes"]
+    assert tl.memory_stats("cpu", "HostPinned")["active_bytes"] == 0
+
+
 def test_set_allocator_bad_input():
     with pytest.raises(ValueError, match="unknown allocator 'nope'"):
         tl.memory.set_allocator("Default", "nope")

@@ -333,6 +333,42 @@ def test_other_exports_across_reset(export):
     assert ws.chunks == 1
 
 
+def test_reset_while_a_kernel_runs_keeps_its_input():
+    # A kernel pins its operands' memory before releasing the GIL; a reset
+    # from another thread meanwhile must not hand that memory to new
+    # tensors.  (Timing decides whether the reset lands inside a kernel;
+    # either way every result must be right.)
+    n = 1 << 22
+    results, errors = [], []
+    ws = tl.workspace(n * 4 + 4096)
+    with ws:
+        x = ws.zeros(n)
+        x += 1
+        go = threading.Event()
+
+        def kernel():
+            go.set()
+            try:
+                while True:
+                    results.append((x * 2).sum().item())
+            except RuntimeError as e:       # x went stale: done
+                errors.append(str(e))
+
+        th = threading.Thread(target=kernel)
+        th.start()
+        go.wait()
+        for _ in range(20):
+            if not th.is_alive():
+                break
+            threading.Event().wait(0.002)
+        ws.reset()
+        junk = ws.empty(n)
+        junk.fill_(7)
+        th.join()
+    assert all(r == 2.0 * n for r in results), results[-3:]
+    assert errors and "workspace was reset" in errors[0]
+
+
 def test_locked_metadata():
     with tl.workspace(1 << 14) as ws:
         for t in (ws.zeros(4, 4), tl.zeros(4, 4, memory_kind=W),

@@ -7,7 +7,6 @@ BufferError under a live export, never a dangling pointer);
 shares_memory / may_share_memory against NumPy; memory formats against
 PyTorch."""
 import gc
-import itertools
 
 import numpy as np
 import pytest
@@ -30,7 +29,7 @@ def assert_layout(t, before):
     np.testing.assert_array_equal(now[7], before[7])
 
 
-# ---- the storage object ----------------------------------------------------------
+# ---- the storage object -----------------------------------------------------
 
 
 def test_storage_api():
@@ -111,7 +110,7 @@ def test_storage_survives_its_tensor():
     assert s.data_ptr() == ptr and s.nbytes() == 800
 
 
-# ---- _base, _is_view, versions -----------------------------------------------------
+# ---- _base, _is_view, versions ----------------------------------------------
 
 
 def test_base_and_is_view():
@@ -128,7 +127,8 @@ def test_base_and_is_view():
 
 def test_base_vs_torch_for_view_ops(torch):
     x, tx = tl.arange(24, dtype=tl.float64), torch.arange(24.0)
-    for f in [lambda t: t.view(2, 12), lambda t: t[3:], lambda t: t.view(4, 6).t(),
+    for f in [lambda t: t.view(2, 12), lambda t: t[3:],
+              lambda t: t.view(4, 6).t(),
               lambda t: t.unsqueeze(0), lambda t: t.narrow(0, 2, 3),
               lambda t: t.detach(), lambda t: t.view(4, 6).t().reshape(24),
               lambda t: t.reshape(4, 6), lambda t: t.clone()]:
@@ -243,7 +243,8 @@ def test_detach_shares_storage_and_version():
 
 
 def test_detach_vs_torch(torch):
-    t, tt = tl.arange(6, dtype=tl.float64).view(2, 3), torch.arange(6.0).view(2, 3)
+    t = tl.arange(6, dtype=tl.float64).view(2, 3)
+    tt = torch.arange(6.0, dtype=torch.float64).view(2, 3)
     d, td = t.detach(), tt.detach()
     assert d._is_view() == td._is_view()
     assert (d._base is None) == (td._base is None)
@@ -252,7 +253,7 @@ def test_detach_vs_torch(torch):
     assert t._version == tt._version
 
 
-# ---- allow_tensor_metadata_change ----------------------------------------------------
+# ---- allow_tensor_metadata_change -------------------------------------------
 
 
 def test_locked_metadata_refuses_resize_and_set():
@@ -279,7 +280,7 @@ def test_locked_metadata_refuses_resize_and_set():
     assert t.shape == (2,)
 
 
-# ---- resize_ --------------------------------------------------------------------------
+# ---- resize_ ----------------------------------------------------------------
 
 
 def test_resize_grow_keeps_prefix_and_makes_contiguous():
@@ -335,7 +336,8 @@ def test_resize_same_size_keeps_strides():
 def test_resize_vs_torch(torch, seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 30))
-    t, tt = tl.arange(n, dtype=tl.float32), torch.arange(n, dtype=torch.float32)
+    t = tl.arange(n, dtype=tl.float32)
+    tt = torch.arange(n, dtype=torch.float32)
     off = int(rng.integers(0, n))
     t, tt = t[off:], tt[off:]
     v0, tv0 = t._version, tt._version
@@ -493,7 +495,7 @@ def test_resize_vs_torch_storage_sizes(torch):
                 tt.untyped_storage().nbytes()
 
 
-# ---- set_ ----------------------------------------------------------------------------
+# ---- set_ -------------------------------------------------------------------
 
 
 def test_set_tensor():
@@ -585,7 +587,7 @@ def test_set_away_from_an_exported_storage_is_allowed():
     m.release()
 
 
-# ---- shares_memory / may_share_memory ----------------------------------------------
+# ---- shares_memory / may_share_memory ---------------------------------------
 
 
 def random_strided_view(rng, root, n):
@@ -674,7 +676,7 @@ def test_shares_memory_argument_errors():
         tl.may_share_memory(x)
 
 
-# ---- memory formats --------------------------------------------------------------------
+# ---- memory formats ---------------------------------------------------------
 
 
 def test_empty_with_memory_format_vs_torch(torch):

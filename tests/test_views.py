@@ -506,7 +506,7 @@ def test_views_share_the_version_counter():
     assert all(v._version == v0 + 2 for v in views + [root])
 
 
-# ---- op-specific semantics ---------------------------------------------------
+# ---- op-specific semantics --------------------------------------------------
 
 
 def test_view_infers_one_dim():
@@ -661,7 +661,7 @@ def test_split_chunk_counts_vs_torch(torch):
                     [tuple(p.shape) for p in tx.split(k)], (n, k)
 
 
-# ---- flip: an O(1) view (PyTorch copies) -------------------------------------
+# ---- flip: an O(1) view (PyTorch copies) ------------------------------------
 
 
 def test_flip_is_a_view_with_negative_strides(torch):
@@ -705,7 +705,7 @@ def test_flip_is_constant_time():
     assert f.untyped_storage() is big.untyped_storage()
 
 
-# ---- broadcasting helpers ------------------------------------------------------
+# ---- broadcasting helpers ---------------------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -753,7 +753,7 @@ def test_broadcast_shapes_vs_torch(torch):
         assert tl.broadcast_shapes(a, b) == tuple(torch.broadcast_shapes(a, b))
 
 
-# ---- reshape / view against PyTorch -------------------------------------------
+# ---- reshape / view against PyTorch -----------------------------------------
 
 
 def random_layout(rng, max_ndim=4):
@@ -850,7 +850,7 @@ def test_reshape_negative_strides_values():
         assert_same(f.reshape(target), fa.reshape(target))
 
 
-# ---- as_strided ---------------------------------------------------------------
+# ---- as_strided -------------------------------------------------------------
 
 
 def test_as_strided_vs_numpy():
@@ -875,7 +875,7 @@ def test_as_strided_offset_is_absolute():
     assert v.as_strided((3,), (1,), 0)[0].item() == 0.0
 
 
-# ---- bad input -------------------------------------------------------------------
+# ---- bad input --------------------------------------------------------------
 
 
 def snapshot(t):
@@ -989,7 +989,7 @@ def test_bad_input_same_kind_as_torch(torch):
             getattr(xx, name)(*args)
 
 
-# ---- overflow: never a wrapped stride or offset ---------------------------------
+# ---- overflow: never a wrapped stride or offset -----------------------------
 
 
 def huge_empty():
@@ -1146,6 +1146,9 @@ def test_unfold_overflowing_numel_raises():
     assert e.unfold(0, 2, 2 ** 58).shape == (2, 2, 2)
 
 
+@pytest.mark.skipif(tl._C._testing.sanitizer_build(),
+                    reason="the offset * itemsize overflow is UB that "
+                    "UBSan halts on")
 @pytest.mark.xfail(strict=True, reason="as_strided of an empty shape "
                    "accepts any storage_offset (tl_check_in_bounds returns "
                    "early for empty shapes), so offset * itemsize can "
@@ -1156,3 +1159,13 @@ def test_as_strided_empty_with_huge_offset_raises():
     with pytest.raises((OverflowError, tl.ShapeError)):
         x.as_strided((0,), (1,), 2 ** 63 - 1)
 
+
+
+def test_split_into_too_many_pieces_raises():
+    h = huge_empty()
+    with pytest.raises(OverflowError, match="too many"):
+        h.split(1)
+    with pytest.raises(tl.ShapeError, match="int64|sum"):
+        h.split([2 ** 62, 2 ** 62, 2 ** 62])
+    assert [p.shape[0] for p in h.split(2 ** 61)] == [2 ** 61, 2 ** 61]
+    assert len(h.chunk(3)) == 3

@@ -19,12 +19,22 @@
  * the pinned pool (mlock'd segments); Workspace -> the workspace
  * allocator, which carves from the calling thread's innermost arena.  CUDA
  * rows are filled by the CUDA plug-in, when built.  The built-ins can be
- * named (tl_allocator_builtin), which is how Python reroutes a kind. */
+ * named (tl_allocator_builtin), which is how Python reroutes a kind.
+ *
+ * The device-wide stats, empty_cache and reset_peak of the CPU cover the
+ * built-in allocators whether or not a kind is routed to them now: a kind
+ * rerouted away from one leaves its blocks with it, so the totals still
+ * add up after a reroute.  (Allocators registered from C are covered
+ * while they are registered; the contract is that they outlive their use,
+ * but tests unregister and destroy pools of their own.) */
 
 #define NINDEX (TL_MAX_DEVICE_INDEX + 1)
 
 static _Atomic(const tl_allocator *) table[TL_DEVICE_TYPE_COUNT][NINDEX]
                                           [TL_MEMKIND_COUNT];
+/* The built-ins and every slot of a device. */
+#define MAX_DISTINCT (TL_MEMKIND_COUNT + 4)
+
 /* Set once anything registers for a CUDA device. */
 static atomic_bool cuda_registered;
 static atomic_bool defaults_in;
@@ -109,6 +119,7 @@ int tl_registry_set(tl_device dev, tl_memkind kind, const tl_allocator *a)
     if (a != NULL && dev.type == TL_DEVICE_CUDA) {
         atomic_store(&cuda_registered, true);
     }
+
     atomic_store_explicit(&table[dev.type][dev.index][kind], a,
                           memory_order_release);
     return TL_OK;
@@ -142,9 +153,10 @@ const tl_allocator *tl_registry_get(tl_device dev, tl_memkind kind)
 }
 
 /* Collects the distinct allocators registered for dev (one kind, or all
- * when kind < 0) into out.  Returns how many, or an error. */
+ * when kind < 0, the CPU built-ins included: Note [Registry reads]) into
+ * out.  Returns how many, or an error. */
 static int distinct(tl_device dev, int kind,
-                    const tl_allocator *out[TL_MEMKIND_COUNT])
+                    const tl_allocator *out[MAX_DISTINCT])
 {
     int n = 0;
     int lo = kind < 0 ? 0 : kind;
@@ -172,12 +184,26 @@ static int distinct(tl_device dev, int kind,
             out[n++] = a;
         }
     }
+    if (kind < 0 && dev.type == TL_DEVICE_CPU) {
+        const tl_allocator *builtins[4] = {
+            tl_cpu_caching_allocator(), tl_cpu_aligned_allocator(),
+            tl_cpu_pinned_allocator(), tl_workspace_allocator()};
+        for (k = 0; k < 4; k++) {
+            const tl_allocator *a = builtins[k];
+            int i;
+            for (i = 0; i < n && out[i] != a; i++) {
+            }
+            if (a != NULL && i == n) {
+                out[n++] = a;
+            }
+        }
+    }
     return n;
 }
 
 int tl_registry_stats(tl_device dev, int kind, tl_alloc_stats *out)
 {
-    const tl_allocator *all[TL_MEMKIND_COUNT];
+    const tl_allocator *all[MAX_DISTINCT];
     int n = distinct(dev, kind, all);
     int i;
 
@@ -211,7 +237,7 @@ int tl_registry_stats(tl_device dev, int kind, tl_alloc_stats *out)
 
 void tl_registry_empty_cache(tl_device dev)
 {
-    const tl_allocator *all[TL_MEMKIND_COUNT];
+    const tl_allocator *all[MAX_DISTINCT];
     int n = distinct(dev, -1, all);
     int i;
 
@@ -224,7 +250,7 @@ void tl_registry_empty_cache(tl_device dev)
 
 void tl_registry_reset_peak(tl_device dev)
 {
-    const tl_allocator *all[TL_MEMKIND_COUNT];
+    const tl_allocator *all[MAX_DISTINCT];
     int n = distinct(dev, -1, all);
     int i;
 
