@@ -203,9 +203,6 @@ def test_version_counts_like_torch(torch):
         assert x._version == tx._version
 
 
-@pytest.mark.xfail(strict=True, reason="tensor() from a NumPy array starts "
-                   "at _version 1 (creation.c copies with copy_, which "
-                   "bumps); PyTorch's torch.tensor() starts at 0")
 def test_new_tensors_start_at_version_zero():
     for t in [tl.tensor(np.arange(3.0)), tl.tensor([1.0, 2.0]), tl.zeros(3),
               tl.arange(3.0), tl.empty(2), tl.arange(3.0).clone()]:
@@ -826,10 +823,6 @@ def test_empty_like_layouts_of_dense_inputs_vs_torch(torch, seed):
             .stride(), ctx
 
 
-@pytest.mark.xfail(strict=True, reason="empty_like(preserve_format) of a "
-                   "non-dense input gives row-major strides; PyTorch keeps "
-                   "the input's dim order (infer_dense_strides), as "
-                   "tensorlib's clone() already does (creation.c)")
 def test_empty_like_of_non_dense_input_keeps_dim_order(torch):
     x = tl.zeros(40).as_strided((3, 3, 2), (1, 6, 18))
     tx = torch.zeros(40).as_strided((3, 3, 2), (1, 6, 18))

@@ -1146,14 +1146,6 @@ def test_unfold_overflowing_numel_raises():
     assert e.unfold(0, 2, 2 ** 58).shape == (2, 2, 2)
 
 
-@pytest.mark.skipif(tl._C._testing.sanitizer_build(),
-                    reason="the offset * itemsize overflow is UB that "
-                    "UBSan halts on")
-@pytest.mark.xfail(strict=True, reason="as_strided of an empty shape "
-                   "accepts any storage_offset (tl_check_in_bounds returns "
-                   "early for empty shapes), so offset * itemsize can "
-                   "overflow int64 (UB in tl_impl_data); shape.c should "
-                   "bound the offset for empty shapes too")
 def test_as_strided_empty_with_huge_offset_raises():
     x = root_arange(4)
     with pytest.raises((OverflowError, tl.ShapeError)):

@@ -239,9 +239,5 @@ tl_iter_loop2d tl_clamp_kernel_get(int dt);
 tl_iter_loop2d tl_scan_zero_kernel_get(int dt);
 tl_iter_loop2d tl_scan_negative_kernel_get(int dt);
 
-/* copy_ without its checks, for core code that made dst itself (dst is
- * fresh: no overlap, writable, shape equal to src's broadcast).
- * Returns 0 or an error. */
-int tl_copy_unchecked(tl_tensor_impl *dst, tl_tensor_impl *src);
 
 #endif /* TENSORLIB_CSRC_CORE_KERNELS_H */

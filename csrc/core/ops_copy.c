@@ -230,15 +230,13 @@ int tl_op_fill_(tl_tensor_impl *dst, const tl_scalar *s)
 
 /* ---- new tensors like a ------------------------------------------------- */
 
-/* An uninitialised tensor of a's shape in dtype dt and format fmt
- * (PRESERVE: a's strides when a is non-overlapping and dense, else dense
- * in a's stride order).  Returns: new reference, or NULL. */
-static tl_tensor_impl *empty_like(tl_tensor_impl *a, int dt,
-                                  tl_memory_format fmt)
+tl_tensor_impl *tl_op_empty_like(tl_tensor_impl *a, tl_dtype dt,
+                                 tl_device dev, tl_memkind kind,
+                                 tl_memory_format fmt)
 {
-    tl_memkind kind = (tl_memkind)a->storage->block->kind;
-    if (kind >= TL_MEMKIND_COUNT || kind == TL_MEMKIND_WORKSPACE) {
-        kind = TL_MEMKIND_DEFAULT;
+    if ((int)fmt < 0 || fmt > TL_FORMAT_PRESERVE) {
+        tl_error(TL_ERR_VALUE, "unknown memory format %d", (int)fmt);
+        return NULL;
     }
     if (fmt == TL_FORMAT_PRESERVE) {
         int64_t strides[TL_MAX_DIMS];
@@ -251,15 +249,22 @@ static tl_tensor_impl *empty_like(tl_tensor_impl *a, int dt,
         } else {
             tl_iter_dense_strides_like(a, strides);
         }
-        return tl_tensor_empty_strided(a->ndim, a->sizes, strides,
-                                       (tl_dtype)dt, a->device, kind);
+        return tl_tensor_empty_strided(a->ndim, a->sizes, strides, dt, dev,
+                                       kind);
     }
-    if ((int)fmt < 0 || fmt > TL_FORMAT_PRESERVE) {
-        tl_error(TL_ERR_VALUE, "unknown memory format %d", (int)fmt);
-        return NULL;
+    return tl_tensor_empty_format(a->ndim, a->sizes, dt, dev, kind, fmt);
+}
+
+/* An uninitialised tensor like a in dtype dt, on a's device, in a's memory
+ * kind (Default for workspace tensors).  Returns: new reference, or NULL. */
+static tl_tensor_impl *empty_like(tl_tensor_impl *a, int dt,
+                                  tl_memory_format fmt)
+{
+    tl_memkind kind = (tl_memkind)a->storage->block->kind;
+    if (kind >= TL_MEMKIND_COUNT || kind == TL_MEMKIND_WORKSPACE) {
+        kind = TL_MEMKIND_DEFAULT;
     }
-    return tl_tensor_empty_format(a->ndim, a->sizes, (tl_dtype)dt, a->device,
-                                  kind, fmt);
+    return tl_op_empty_like(a, (tl_dtype)dt, a->device, kind, fmt);
 }
 
 /* A copy of a in dtype dt and format fmt.  Returns: new reference. */

@@ -284,7 +284,16 @@ int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
     int64_t lo = storage_offset, hi = storage_offset;
     for (int d = 0; d < ndim; d++) {
         if (sizes[d] == 0) {
-            return 0; /* no element is reachable */
+            /* No element is reachable, so (as PyTorch) any offset goes;
+             * but the data pointer is still offset * itemsize bytes on. */
+            int64_t off_bytes;
+            if (tl_mul_overflow_i64(storage_offset, itemsize, &off_bytes)) {
+                return tl_error(TL_ERR_OVERFLOW,
+                                "storage offset %" PRId64 " times itemsize "
+                                "%" PRId64 " overflows int64 byte offsets",
+                                storage_offset, itemsize);
+            }
+            return 0;
         }
     }
     for (int d = 0; d < ndim; d++) {

@@ -642,14 +642,15 @@ static int fill_rec(tl_mstate *st, PyObject *o, int depth, int ndim,
  * native-byte-order C-contiguous copy.  Returns: new reference, or NULL. */
 PyObject *tl_py_numpy_native_layout(PyObject *o);
 
-/* Copies src into a new contiguous tensor of dtype dt.
+/* Copies src into a new contiguous tensor of dtype dt (without a version
+ * bump: a new tensor starts at _version 0, as in PyTorch).
  * Returns: new reference, or NULL with an exception. */
 static tl_tensor_impl *copy_to_new(tl_mstate *st, tl_tensor_impl *src,
                                    tl_dtype dt, tl_device dev)
 {
     tl_tensor_impl *t = tl_tensor_empty(src->ndim, src->sizes, dt, dev,
                                         TL_MEMKIND_DEFAULT);
-    if (!t || tl_op_copy_(t, src) < 0) {
+    if (!t || tl_copy_unchecked(t, src) < 0) {
         tl_tensor_decref(t);
         tl_py_raise(st);
         return NULL;
@@ -768,7 +769,7 @@ static PyObject *py_tensor(PyObject *m, PyObject *const *args,
     tl_tensor_impl *src = tl_py_impl(r);
     tl_tensor_impl *t = tl_tensor_empty(src->ndim, src->sizes,
                                         (tl_dtype)src->dtype, dev, kind);
-    if (!t || tl_op_copy_(t, src) < 0) {
+    if (!t || tl_copy_unchecked(t, src) < 0) {
         Py_DECREF(r);
         tl_tensor_decref(t);
         return tl_py_raise(st);
@@ -824,33 +825,16 @@ static PyObject *create_like(PyObject *m, PyObject *const *args,
         Py_DECREF(v);
     }
     tl_tensor_impl *t;
-    if (o.memory_format == TL_FORMAT_PRESERVE &&
-        (src->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE)) {
-        /* Keep the dense layout, strides of size-1 dims included
-         * (PyTorch's preserve_format rule: empty_strided with the input's
-         * strides whenever it is non-overlapping and dense). */
-        bool neg = false;
-        for (int d = 0; d < src->ndim; d++) {
-            neg |= src->strides[d] < 0;
-        }
-        t = neg ? NULL
-                : tl_tensor_empty_strided(src->ndim, src->sizes,
-                                          src->strides, o.dtype, o.device,
-                                          o.kind);
-        if (neg) {
-            t = tl_tensor_empty(src->ndim, src->sizes, o.dtype, o.device,
-                                o.kind);
-        }
+    if (o.memory_format == TL_FORMAT_PRESERVE) {
+        /* PyTorch's preserve_format rule (tl_op_empty_like): the input's
+         * strides when it is non-overlapping and dense, else dense strides
+         * in its dimension order. */
+        t = tl_op_empty_like(src, o.dtype, o.device, o.kind,
+                             TL_FORMAT_PRESERVE);
         if (!t) {
             return tl_py_raise(st);
         }
     } else {
-        if (o.memory_format == TL_FORMAT_PRESERVE) {
-            o.memory_format =
-                (src->flags & TL_FLAG_CHANNELS_LAST) ? TL_FORMAT_CHANNELS_LAST
-                : (src->flags & TL_FLAG_CHANNELS_LAST_3D)
-                    ? TL_FORMAT_CHANNELS_LAST_3D : TL_FORMAT_CONTIGUOUS;
-        }
         t = alloc_tensor(st, src->ndim, src->sizes, &o);
         if (!t) {
             return NULL;

@@ -274,6 +274,20 @@ TL_API tl_tensor_impl *tl_op_clamp(tl_tensor_impl *out, tl_tensor_impl *a,
  * itself), TL_ERR_READONLY.  Bumps dst's version.  Returns 0 or an error. */
 TL_API int tl_op_copy_(tl_tensor_impl *dst, tl_tensor_impl *src);
 
+/* tl_op_copy_ into a tensor the caller has just made (no overlap, writable,
+ * src broadcastable to it): the checks are skipped and the version is not
+ * bumped, so a new tensor starts at _version 0.  Returns 0 or an error. */
+TL_API int tl_copy_unchecked(tl_tensor_impl *dst, tl_tensor_impl *src);
+
+/* An uninitialised tensor of a's sizes in dtype dt on dev, of memory kind
+ * kind, in format fmt.  TL_FORMAT_PRESERVE follows PyTorch's empty_like:
+ * a's strides when a is non-overlapping and dense (made non-negative),
+ * else dense strides in a's stride order (infer_dense_strides).
+ * Returns: new reference, or NULL with the error set. */
+TL_API tl_tensor_impl *tl_op_empty_like(tl_tensor_impl *a, tl_dtype dt,
+                                        tl_device dev, tl_memkind kind,
+                                        tl_memory_format fmt);
+
 /* Every element of dst = s converted to dst's dtype.  Errors (as PyTorch):
  * TL_ERR_OVERFLOW when s does not fit an integer dtype (or is NaN/inf), or
  * is finite and overflows float16/bfloat16/float32; TL_ERR_TYPE for a
