@@ -1,0 +1,349 @@
+"""Unary elementwise operators against the NumPy oracle.
+
+Every unary op x every dtype on contiguous, transposed, stepped, flipped,
+negative-step and expanded inputs, 0-d and empty shapes; IEEE special
+values; in-place forms on strided views; out= into strided outputs; result
+dtypes and refused dtypes against PyTorch.  Floating results of
+transcendental functions are compared within a per-dtype tolerance
+(float16/bfloat16 computed in float32 and rounded once)."""
+import numpy as np
+import pytest
+
+import tensorlib as tl
+
+from _ops_common import (ALL, COMPLEX, FLOATS, INTS, LAYOUTS, TORCH_FULL,
+                         as_dtype, check, compute_dtype, finish, from_np,
+                         is_complex, is_float, is_int, random_values,
+                         real_of, rng_for, to_np, torch_dtype, view_as)
+
+
+def _sign(x):
+    if x.dtype == np.bool_:
+        return x.copy()
+    return np.sign(x)
+
+
+def _sgn(x):
+    if np.iscomplexobj(x):
+        a = np.abs(x)
+        with np.errstate(all="ignore"):
+            return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(
+                x.dtype)
+    return _sign(x)
+
+
+def _rounding(fn):
+    def f(x):
+        if x.dtype.kind in "iub":
+            return x.copy()
+        return fn(x)
+    return f
+
+
+# name -> (oracle on values in the compute dtype, result kind, domain)
+# result kinds: same | float (ints and bool -> float32) | real (complex ->
+# its real dtype) | bool | square (bool -> int64)
+OPS = {
+    "neg": (np.negative, "same", "normal"),
+    "abs": (np.abs, "real", "normal"),
+    "sign": (_sign, "same", "normal"),
+    "sgn": (_sgn, "same", "normal"),
+    "sqrt": (np.sqrt, "float", "positive"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), "float", "positive"),
+    "exp": (np.exp, "float", "smallnormal"),
+    "expm1": (np.expm1, "float", "smallnormal"),
+    "log": (np.log, "float", "positive"),
+    "log1p": (np.log1p, "float", "positive"),
+    "log2": (np.log2, "float", "positive"),
+    "log10": (np.log10, "float", "positive"),
+    "sin": (np.sin, "float", "smallnormal"),
+    "cos": (np.cos, "float", "smallnormal"),
+    "tan": (np.tan, "float", "small"),
+    "tanh": (np.tanh, "float", "smallnormal"),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), "float", "smallnormal"),
+    "relu": (lambda x: np.maximum(x, np.zeros((), x.dtype)), "same",
+             "normal"),
+    "floor": (_rounding(np.floor), "same", "normal"),
+    "ceil": (_rounding(np.ceil), "same", "normal"),
+    "round": (_rounding(np.round), "same", "normal"),
+    "trunc": (_rounding(np.trunc), "same", "normal"),
+    "reciprocal": (lambda x: 1 / x, "float", "nonzero"),
+    "square": (lambda x: x * x, "square", "normal"),
+    "logical_not": (np.logical_not, "bool", "normal"),
+    "bitwise_not": (np.invert, "same", "normal"),
+    "isnan": (np.isnan, "bool", "normal"),
+    "isinf": (np.isinf, "bool", "normal"),
+    "isfinite": (np.isfinite, "bool", "normal"),
+}
+EXACT = {"neg", "sign", "relu", "floor", "ceil", "round", "trunc",
+         "square", "logical_not", "bitwise_not", "isnan", "isinf",
+         "isfinite", "abs"}
+# Exact for real dtypes only: complex abs is a hypot and complex square a
+# product whose rounding (FMA or not) may differ from NumPy's by an ulp.
+INEXACT_COMPLEX = {"abs", "square"}
+NO_INPLACE = {"isnan", "isinf", "isfinite"}
+
+
+def supported(op, d):
+    if op in ("neg", "abs") and d == tl.bool:
+        return False
+    if op == "sign" and is_complex(d):
+        return False
+    if op in ("relu", "floor", "ceil", "round", "trunc"):
+        return d != tl.bool and not is_complex(d)
+    if op == "bitwise_not":
+        return is_int(d) or d == tl.bool
+    return True
+
+
+def result_dtype(op, d):
+    kind = OPS[op][1]
+    if kind == "bool":
+        return tl.bool
+    if kind == "float" and (is_int(d) or d == tl.bool):
+        return tl.float32
+    if kind == "real":
+        return real_of(d)
+    if kind == "square" and d == tl.bool:
+        return tl.int64
+    return d
+
+
+def oracle(op, x, d):
+    """Expected op(x) for x holding values of dtype d."""
+    fn, kind, _ = OPS[op]
+    rd = result_dtype(op, d)
+    # The input is computed on in the result dtype when that is a wider
+    # float (ints -> float32); else in its own dtype.
+    cd_of = rd if kind in ("float", "square") else d
+    xc = as_dtype(x, cd_of)
+    if cd_of != tl.bool:
+        xc = xc.astype(compute_dtype(cd_of))
+    with np.errstate(all="ignore"):
+        v = np.asarray(fn(xc))
+    if rd == tl.bool:
+        return v.astype(bool)
+    return finish(v, rd)
+
+
+def domain_values(shape, d, dom, rng):
+    if dom == "smallnormal":
+        if is_int(d) or d == tl.bool:
+            return random_values(shape, d, rng, "small")
+        v = rng.standard_normal(shape) * 2
+        if is_complex(d):
+            v = v + 1j * rng.standard_normal(shape)
+        return as_dtype(np.array(v), d)
+    if dom == "small" and is_complex(d):
+        return random_values(shape, d, rng, "positive")
+    if dom == "normal" and (is_int(d) or d == tl.bool):
+        return random_values(shape, d, rng, "normal")
+    if is_int(d) and dom != "nonzero":
+        dom = "positive" if dom == "positive" else "small"
+    return random_values(shape, d, rng, dom)
+
+
+def tolerance(op, rd, d=None):
+    if op in EXACT and not (op in INEXACT_COMPLEX and is_complex(d)):
+        return dict(exact=True)
+    if op in ("sin", "cos", "tan", "expm1", "log1p") or is_complex(rd):
+        # Absolute error relative to the argument's size near the zeros.
+        rtol = {tl.float16: 2.0 ** -9, tl.bfloat16: 2.0 ** -6,
+                tl.float32: 4e-6, tl.float64: 1e-13,
+                tl.complex64: 1e-5, tl.complex128: 1e-12}[rd]
+        return dict(exact=False, rtol=rtol, atol=rtol * 4)
+    return dict(exact=False)
+
+
+SHAPES = [(4, 5), (2, 3, 4), (9,), (), (0, 4), (3, 1)]
+
+
+@pytest.mark.parametrize("dt", ALL, ids=lambda d: str(d).split(".")[-1])
+@pytest.mark.parametrize("op", list(OPS))
+def test_unary_all_layouts(op, dt):
+    rng = rng_for("unary", op, dt)
+    if not supported(op, dt):
+        with pytest.raises(TypeError):
+            getattr(tl, op)(from_np(random_values((3,), dt, rng), dt))
+        return
+    dom = OPS[op][2]
+    rd = result_dtype(op, dt)
+    tol = tolerance(op, rd, dt)
+    for shape in SHAPES:
+        x = domain_values(shape, dt, dom, rng)
+        want = oracle(op, x, dt)
+        for layout in LAYOUTS:
+            t = view_as(x, dt, layout)
+            check(getattr(tl, op)(t), want, rd,
+                  what=f"{op} {dt} {shape} {layout}", **tol)
+        if shape:
+            # Expanded (stride-0) input: a new dim of 3 in front.
+            t = from_np(x, dt).expand(3, *shape)
+            check(getattr(t, op)(), np.broadcast_to(want, (3,) + shape), rd,
+                  what=f"{op} {dt} {shape} expanded", **tol)
+
+
+@pytest.mark.parametrize("dt", FLOATS + COMPLEX,
+                         ids=lambda d: str(d).split(".")[-1])
+@pytest.mark.parametrize("op", [o for o in OPS if o not in NO_INPLACE])
+def test_unary_inplace_on_strided_views(op, dt):
+    """t.op_() on a transposed slice writes op(t) into exactly the viewed
+    elements and bumps the version; the rest of the base is untouched."""
+    if not supported(op, dt) or result_dtype(op, dt) != dt:
+        pytest.skip("no in-place form for this dtype")
+    rng = rng_for("inplace", op, dt)
+    x = domain_values((6, 5), dt, OPS[op][2], rng)
+    base = from_np(x, dt)
+    view = base.T[1:4, ::-2]
+    want_view = oracle(op, x.T[1:4, ::-2], dt)
+    before = to_np(base)
+    v0 = base._version
+    r = getattr(view, op + "_")()
+    assert r is view
+    assert base._version > v0
+    check(view, want_view, dt, what=f"{op}_ {dt}", **tolerance(op, dt, dt))
+    after = to_np(base)
+    mask = np.ones(x.shape, bool)
+    mask.T[1:4, ::-2] = False
+    np.testing.assert_array_equal(after[mask], before[mask])
+
+
+@pytest.mark.parametrize("op", ["exp", "neg", "sqrt", "isnan", "floor",
+                                "abs", "square", "logical_not"])
+def test_unary_out_strided(op):
+    """out= may be any writable view of the result's shape (here a
+    transposed, negatively strided one); out's dtype may be wider."""
+    rng = rng_for("out", op)
+    dt = tl.float32
+    x = domain_values((4, 3), dt, OPS[op][2], rng)
+    rd = result_dtype(op, dt)
+    storage = tl.zeros((3, 8), dtype=rd)
+    out = storage[:, ::-2].T
+    assert tuple(out.shape) == (4, 3)
+    r = getattr(tl, op)(view_as(x, dt, "flipped"), out=out)
+    assert r is out
+    check(out, oracle(op, x, dt), rd, **tolerance(op, rd))
+    np.testing.assert_array_equal(to_np(storage[:, -2::-2]), 0)
+    wide = tl.empty((4, 3), dtype=tl.float64 if rd != tl.bool else tl.int64)
+    getattr(tl, op)(from_np(x, dt), out=wide)
+    np.testing.assert_allclose(to_np(wide),
+                               oracle(op, x, dt).astype(to_np(wide).dtype),
+                               rtol=4e-6)
+
+
+SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5,
+            2.5, -2.5, 3.5, -3.5, 1e-30, 1e4, -1e4, 88.8, -104.0, 1e38,
+            -0.75, 700.0]
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: str(d).split(".")[-1])
+@pytest.mark.parametrize("op", list(OPS))
+def test_float_special_values(op, dt):
+    """NaN, infinities, signed zeros, halfway cases for round, overflow and
+    underflow, negative arguments of sqrt/log (NaN), as NumPy."""
+    if not supported(op, dt):
+        pytest.skip("unsupported")
+    x = as_dtype(np.array(SPECIALS), dt)
+    got = getattr(tl, op)(from_np(x, dt))
+    want = oracle(op, x, dt)
+    rd = result_dtype(op, dt)
+    tol = tolerance(op, rd)
+    if not tol["exact"]:
+        # Far from zero, sin/cos/tan of huge arguments differ between libm
+        # implementations only by the argument reduction: keep those out.
+        keep = np.ones(x.shape, bool)
+        if op in ("sin", "cos", "tan"):
+            keep = ~(np.abs(x) > 100)
+        check(tl.tensor(to_np(got)[keep]).to(rd), want[keep], rd,
+              what=f"{op} {dt}", **tol)
+    else:
+        check(got, want, rd, what=f"{op} {dt}")
+    # (relu(-0.0) is -0.0 in PyTorch and tensorlib, +0.0 in NumPy's
+    # maximum: not checked.)
+    if op in ("neg", "abs", "floor", "ceil", "round", "trunc", "square",
+              "sqrt"):
+        g = to_np(got).astype(np.float64)
+        w = np.asarray(want, np.float64)
+        z = (g == 0) & (w == 0)
+        assert (np.signbit(g[z]) == np.signbit(w[z])).all(), (op, dt)
+
+
+@pytest.mark.parametrize("dt", [tl.float16, tl.bfloat16, tl.float32,
+                                tl.float64],
+                         ids=lambda d: str(d).split(".")[-1])
+def test_round_half_to_even(dt):
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5, 4.5, 5.5, -6.5,
+                  0.49, 0.51, 126.5, 127.5])
+    x = as_dtype(x, dt)
+    got = tl.round(from_np(x, dt))
+    check(got, as_dtype(np.round(np.asarray(x, np.float64)), dt), dt)
+    assert to_np(got)[:3].tolist() == [0.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("dt", INTS, ids=lambda d: str(d).split(".")[-1])
+def test_integer_unary_extremes(dt):
+    """neg/abs/square of INT_MIN and the unsigned maximum wrap; sign of
+    unsigned is 0 or 1; rounding ops copy integers."""
+    info = np.iinfo(as_dtype(np.zeros(1), dt).dtype)
+    x = np.array([info.min, info.max, 0, 1, info.min + 1],
+                 dtype=as_dtype(np.zeros(1), dt).dtype)
+    t = from_np(x, dt)
+    with np.errstate(all="ignore"):
+        check(tl.neg(t), np.negative(x), dt)
+        check(tl.abs(t), np.abs(x), dt)
+        check(tl.square(t), x * x, dt)
+        check(tl.sign(t), np.sign(x), dt)
+        check(tl.bitwise_not(t), np.invert(x), dt)
+    for op in ("floor", "ceil", "round", "trunc"):
+        check(getattr(tl, op)(t), x, dt)
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_result_dtypes_and_errors_vs_torch(torch, op):
+    """For every dtype PyTorch handles, tensorlib refuses exactly what
+    PyTorch refuses and otherwise gives PyTorch's result dtype."""
+    for dt in TORCH_FULL:
+        t = from_np(np.ones(2), dt) if dt != tl.bool else tl.tensor(
+            [True, False])
+        tt = torch.ones(2, dtype=torch_dtype(torch, dt))
+        try:
+            want = getattr(torch, op)(tt).dtype
+        except (RuntimeError, TypeError, NotImplementedError):
+            want = None
+        if want is None:
+            with pytest.raises(TypeError):
+                getattr(tl, op)(t)
+        else:
+            got = getattr(tl, op)(t).dtype
+            assert str(got).split(".")[-1] == str(want).split(".")[-1], (
+                op, dt)
+
+
+def test_method_function_and_operator_forms_agree():
+    rng = rng_for("forms")
+    x = domain_values((3, 4), tl.float32, "positive", rng)
+    t = view_as(x, tl.float32, "transposed")
+    for op in OPS:
+        if not supported(op, tl.float32):
+            continue
+        np.testing.assert_array_equal(to_np(getattr(t, op)()),
+                                      to_np(getattr(tl, op)(t)))
+    np.testing.assert_array_equal(to_np(-t), to_np(tl.neg(t)))
+    np.testing.assert_array_equal(to_np(abs(t)), to_np(tl.abs(t)))
+    np.testing.assert_array_equal(to_np(tl.negative(t)), to_np(tl.neg(t)))
+    assert (+t) is t
+    i = from_np(random_values((3, 4), tl.int16, rng), tl.int16)
+    np.testing.assert_array_equal(to_np(~i), np.invert(to_np(i)))
+
+
+def test_big_unary_threaded():
+    """Above the grain size the loop is split across threads; transposed
+    inputs take the blocked path.  Values as the small-tensor oracle."""
+    rng = rng_for("big")
+    x = rng.standard_normal((513, 301)).astype(np.float32)
+    for op in ("exp", "sigmoid", "tanh", "neg", "log1p", "abs"):
+        xs = np.abs(x) if op == "log1p" else x
+        for t in (from_np(xs, tl.float32), view_as(xs, tl.float32,
+                                                    "transposed")):
+            check(getattr(tl, op)(t), oracle(op, xs, tl.float32),
+                  tl.float32, what=op, **tolerance(op, tl.float32))
