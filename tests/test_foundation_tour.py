@@ -3,14 +3,18 @@ prints every section."""
 import os
 import subprocess
 import sys
+import time
 
 import tensorlib
 
 SECTIONS = [
     "== Creating tensors",
     "== Shape, strides and the storage underneath",
+    "== Views: slicing, transposes, flips, expands",
+    "== Broadcasting",
+    "== In-place ops and versions",
     "== NumPy round trip, zero copy",
-    "== Allocator statistics",
+    "== Memory kinds and allocator statistics",
     "== Errors are clear",
 ]
 
@@ -49,6 +53,27 @@ def test_tour_runs_and_prints_every_section(tmp_path):
     for err in ("OverflowError", "ShapeError"):
         assert err in out
     assert "4611686018427387904" in out
+    # Views drawn as storage cells in visiting order, and a reshape
+    # explained.
+    assert "      order   0  3  6  9  1  4  7 10  2  5  8 11" in out
+    assert "      order   8  9 10 11  4  5  6  7  0  1  2  3" in out
+    assert "      times   2  2  2  2  .  .  .  .  .  .  .  ." in out
+    assert "-> (2, 6): a VIEW" in out and "-> (12,): a COPY" in out
+    assert "tl.broadcast_shapes((3, 1), (4,))  tensorlib.Size([3, 4])" in out
+    assert "after w.add_(5): v                 [0.0, 5.0, 5.0, 0.0]" in out
+    assert "np.from_dlpack(a)[1] = -2 -> a[1]  -2.0" in out
+    for mem in ("memory_kind=...)     Persistent", "workspace_arena",
+                "RuntimeError: this tensor's workspace was reset",
+                "ExecutionPlan workspace_bytes      33792",
+                "tensorlib memory summary: device cpu"):
+        assert mem in out, mem
+
+
+def test_tour_is_fast(tmp_path):
+    t0 = time.perf_counter()
+    r = run_tour(tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert time.perf_counter() - t0 < 5.0
 
 
 def test_tour_uses_this_tensorlib(tmp_path):
