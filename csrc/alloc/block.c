@@ -168,8 +168,10 @@ void tl_block_decref(tl_block *b)
         return;
     }
     /* acq_rel: every write through other references happens before the
-     * memory goes back. */
-    if (atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) != 1) {
+     * memory goes back.  A count of 1 is the caller's alone: no RMW needed
+     * (Note [Last-reference fast path] in csrc/core/tensor.c). */
+    if (atomic_load_explicit(&b->refcnt, memory_order_acquire) != 1 &&
+        atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) != 1) {
         return;
     }
     /* A device copy may still be writing into the memory. */

@@ -1140,6 +1140,51 @@ bool tl_iter_needs_buffering(const tl_iter *it)
     return false;
 }
 
+/* Note [Tiled 2-D walk]
+ * When an operand's inner (dim 0) byte stride is large while its outer
+ * stride is small -- a.T + a, where the other operands are row-major --
+ * a row of the 2-D loop touches a new cache line of that operand per
+ * element and the next row comes back to the same lines long after they
+ * were evicted.  Cutting the n0 x n1 block into TL_ITER_TILE x TL_ITER_TILE
+ * tiles keeps every operand's lines of a tile in L1 (64 lines of 64 bytes
+ * per strided operand), so each line is fetched once.  Reductions keep the
+ * plain walk: their accumulation order must not depend on anything but
+ * the shape. */
+#define TL_ITER_TILE 64
+
+static bool wants_tiles(const tl_iter *it, const int64_t *st, int64_t n0,
+                        int64_t n1)
+{
+    if (it->is_reduction || n0 < 2 * TL_ITER_TILE || n1 < 2 * TL_ITER_TILE) {
+        return false;
+    }
+    const int nt = it->ntensors;
+    for (int k = 0; k < nt; k++) {
+        int64_t s0 = llabs(st[k]), s1 = llabs(st[nt + k]);
+        if (s0 >= 64 && s1 != 0 && s1 < s0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void tiled_loop(tl_iter_loop2d loop, void *ctx, int nt, char **ptrs,
+                       const int64_t *st, int64_t n0, int64_t n1)
+{
+    char *tp[TL_ITER_MAX_OPERANDS];
+    for (int64_t jb = 0; jb < n1; jb += TL_ITER_TILE) {
+        const int64_t jn = n1 - jb < TL_ITER_TILE ? n1 - jb : TL_ITER_TILE;
+        for (int64_t ib = 0; ib < n0; ib += TL_ITER_TILE) {
+            const int64_t in = n0 - ib < TL_ITER_TILE ? n0 - ib
+                                                      : TL_ITER_TILE;
+            for (int k = 0; k < nt; k++) {
+                tp[k] = ptrs[k] + ib * st[k] + jb * st[nt + k];
+            }
+            loop(tp, st, in, jn, ctx);
+        }
+    }
+}
+
 int tl_iter_serial_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx,
                             int64_t begin, int64_t end)
 {
@@ -1197,7 +1242,11 @@ int tl_iter_serial_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx,
             if (rows > fit) {
                 rows = fit;
             }
-            loop(ptrs, st, shape[0], rows, ctx);
+            if (rows > 1 && wants_tiles(it, st, shape[0], rows)) {
+                tiled_loop(loop, ctx, nt, ptrs, st, shape[0], rows);
+            } else {
+                loop(ptrs, st, shape[0], rows, ctx);
+            }
             step = rows * shape[0];
         }
         begin += step;

@@ -12,8 +12,11 @@
 
 /* ---- storage ------------------------------------------------------------ */
 
-static tl_storage *storage_make(tl_block *b, int64_t offset, int64_t nbytes,
-                                bool resizable)
+/* A storage over [offset, offset + nbytes) of b.  With adopt, the caller's
+ * reference to b passes to the storage on success; else b is increfed.
+ * Returns: new reference, or NULL. */
+static tl_storage *storage_make_ex(tl_block *b, int64_t offset,
+                                   int64_t nbytes, bool resizable, bool adopt)
 {
     tl_storage *s = malloc(sizeof *s);
     if (!s) {
@@ -21,7 +24,9 @@ static tl_storage *storage_make(tl_block *b, int64_t offset, int64_t nbytes,
         return NULL;
     }
     atomic_init(&s->refcnt, 1);
-    tl_block_incref(b);
+    if (!adopt) {
+        tl_block_incref(b);
+    }
     s->block = b;
     s->offset = offset;
     s->nbytes = nbytes;
@@ -29,6 +34,12 @@ static tl_storage *storage_make(tl_block *b, int64_t offset, int64_t nbytes,
     atomic_init(&s->exports, 0);
     s->pyobj = NULL;
     return s;
+}
+
+static tl_storage *storage_make(tl_block *b, int64_t offset, int64_t nbytes,
+                                bool resizable)
+{
+    return storage_make_ex(b, offset, nbytes, resizable, false);
 }
 
 tl_storage *tl_storage_new(tl_device dev, tl_memkind kind, int64_t nbytes)
@@ -42,8 +53,10 @@ tl_storage *tl_storage_new(tl_device dev, tl_memkind kind, int64_t nbytes)
     if (!b) {
         return NULL;
     }
-    tl_storage *s = storage_make(b, 0, nbytes, true);
-    tl_block_decref(b);
+    tl_storage *s = storage_make_ex(b, 0, nbytes, true, true);
+    if (!s) {
+        tl_block_decref(b);
+    }
     return s;
 }
 
@@ -80,12 +93,21 @@ void tl_storage_incref(tl_storage *s)
     atomic_fetch_add_explicit(&s->refcnt, 1, memory_order_relaxed);
 }
 
+/* Note [Last-reference fast path]
+ * A decref that finds the count at 1 holds the only reference: nobody else
+ * can incref (only holders may), so the object is freed without the atomic
+ * read-modify-write, which is most of the cost of dropping a temporary.
+ * The acquire load pairs with the release half of the other holders'
+ * decrefs, as the fetch_sub would.  Blocks (block.c) do the same. */
+static inline bool last_ref(atomic_llong *refcnt)
+{
+    return atomic_load_explicit(refcnt, memory_order_acquire) == 1 ||
+           atomic_fetch_sub_explicit(refcnt, 1, memory_order_acq_rel) == 1;
+}
+
 void tl_storage_decref(tl_storage *s)
 {
-    if (!s) {
-        return;
-    }
-    if (atomic_fetch_sub_explicit(&s->refcnt, 1, memory_order_acq_rel) != 1) {
+    if (!s || !last_ref(&s->refcnt)) {
         return;
     }
     TL_ASSERT(atomic_load(&s->exports) == 0);
@@ -146,8 +168,7 @@ static tl_version *version_new(void)
 
 static void version_decref(tl_version *v)
 {
-    if (v && atomic_fetch_sub_explicit(&v->refcnt, 1,
-                                       memory_order_acq_rel) == 1) {
+    if (v && last_ref(&v->refcnt)) {
         free(v);
     }
 }
@@ -203,13 +224,16 @@ int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
     return 0;
 }
 
-/* A fresh impl over s (increfed) with the given version counter (increfed)
- * and base (increfed); metadata validated by the caller.
- * Returns: new reference, or NULL. */
-static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
-                                 int ndim, const int64_t *sizes,
-                                 const int64_t *strides, tl_dtype dt,
-                                 tl_version *version, tl_tensor_impl *base)
+/* A fresh impl over s with the given version counter and base (increfed);
+ * metadata validated by the caller.  With adopt, the caller's references
+ * to s and version pass to the impl on success (no atomic pair on the
+ * creation path); on failure they stay the caller's.  Without adopt, both
+ * are increfed.  Returns: new reference, or NULL. */
+static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
+                                    int ndim, const int64_t *sizes,
+                                    const int64_t *strides, tl_dtype dt,
+                                    tl_version *version, tl_tensor_impl *base,
+                                    bool adopt)
 {
     tl_tensor_impl *t = malloc(sizeof *t);
     if (!t) {
@@ -223,7 +247,9 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
         return NULL;
     }
     atomic_init(&t->refcnt, 1);
-    tl_storage_incref(s);
+    if (!adopt) {
+        tl_storage_incref(s);
+    }
     t->storage = s;
     t->storage_offset = storage_offset;
     t->dtype = (int16_t)dt;
@@ -232,7 +258,9 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
     /* A workspace tensor's layout is owned by its arena (Note [Arena
      * generations] in csrc/alloc/arena.c): resize_/set_ are refused. */
     t->flags = s->block->chunk ? 0 : TL_FLAG_ALLOW_METADATA_CHANGE;
-    atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
+    if (!adopt) {
+        atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
+    }
     t->version = version;
     if (base) {
         tl_tensor_incref(base);
@@ -249,6 +277,15 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
     t->numel = numel;
     tl_impl_refresh_flags(t);
     return t;
+}
+
+static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
+                                 int ndim, const int64_t *sizes,
+                                 const int64_t *strides, tl_dtype dt,
+                                 tl_version *version, tl_tensor_impl *base)
+{
+    return impl_make_ex(s, storage_offset, ndim, sizes, strides, dt, version,
+                        base, false);
 }
 
 tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
@@ -276,10 +313,11 @@ tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
     if (!v) {
         goto done;
     }
-    t = impl_make(s, 0, ndim, sizes, strides, dt, v, NULL);
+    t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true);
     if (t) {
         t->memory_format = (int8_t)(fmt == TL_FORMAT_PRESERVE
                                         ? TL_FORMAT_CONTIGUOUS : fmt);
+        return t; /* s and v now belong to t */
     }
 done:
     version_decref(v);
@@ -342,7 +380,10 @@ tl_tensor_impl *tl_tensor_empty_strided(int ndim, const int64_t *sizes,
     if (!v) {
         goto done;
     }
-    t = impl_make(s, 0, ndim, sizes, strides, dt, v, NULL);
+    t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true);
+    if (t) {
+        return t; /* s and v now belong to t */
+    }
 done:
     version_decref(v);
     tl_storage_decref(s);
@@ -405,10 +446,7 @@ void tl_tensor_incref(tl_tensor_impl *t)
 
 void tl_tensor_decref(tl_tensor_impl *t)
 {
-    if (!t) {
-        return;
-    }
-    if (atomic_fetch_sub_explicit(&t->refcnt, 1, memory_order_acq_rel) != 1) {
+    if (!t || !last_ref(&t->refcnt)) {
         return;
     }
     tl_storage_decref(t->storage);

@@ -584,6 +584,20 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *key)
     parsed_key k;
     applied_key a = {0};
     PyObject *res = NULL;
+    if (PySlice_Check(key) && t->ndim >= 1 && tl_tensor_check_live(t) == 0) {
+        /* The most common key, t[a:b:c], straight to the view (a hot
+         * path; the same steps as apply_key's K_SLICE).  A stale workspace
+         * tensor takes the long way, which raises. */
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(key, &start, &stop, &step) < 0) {
+            return NULL;
+        }
+        Py_ssize_t len = PySlice_AdjustIndices((Py_ssize_t)t->sizes[0],
+                                               &start, &stop, step);
+        tl_tensor_impl *v = tl_view_slice(t, 0, len == 0 ? 0 : start, step,
+                                          len);
+        return v ? tl_py_wrap(st, v) : tl_py_raise(st);
+    }
     if (parse_key(st, t, key, &k) < 0) {
         return NULL;
     }

@@ -18,17 +18,21 @@
 /* ---- operands -------------------------------------------------------------- */
 
 /* Converts an operand: a tensor (its impl), a Python or NumPy scalar (a
- * wrapped number), or a NumPy array (a zero-copy view).  Returns: new
- * reference; NULL with no exception set when o is none of those (the
+ * wrapped number), or a NumPy array (a zero-copy view).  Returns: a
+ * borrowed reference when *owned comes back false (o is a tensor), else a
+ * new reference; NULL with no exception set when o is none of those (the
  * caller returns NotImplemented or raises TypeError), NULL with an
  * exception on error. */
-static tl_tensor_impl *operand(tl_mstate *st, PyObject *o)
+static tl_tensor_impl *operand_maybe_borrowed(tl_mstate *st, PyObject *o,
+                                              bool *owned)
 {
+    *owned = false;
     if (tl_py_is_tensor(st, o)) {
-        tl_tensor_impl *t = tl_py_impl(o);
-        tl_tensor_incref(t);
-        return t;
+        /* Borrowed: the caller's argument keeps o, hence its impl, alive
+         * for the whole call (a hot path: no atomic pair per operand). */
+        return tl_py_impl(o);
     }
+    *owned = true;
     tl_scalar s;
     int r = tl_py_as_scalar(o, &s);
     if (r < 0) {
@@ -54,6 +58,17 @@ static tl_tensor_impl *operand(tl_mstate *st, PyObject *o)
     return NULL;
 }
 
+/* As operand_maybe_borrowed.  Returns: new reference, or NULL as it. */
+static tl_tensor_impl *operand(tl_mstate *st, PyObject *o)
+{
+    bool owned;
+    tl_tensor_impl *t = operand_maybe_borrowed(st, o, &owned);
+    if (t && !owned) {
+        tl_tensor_incref(t);
+    }
+    return t;
+}
+
 static tl_mstate *state_of_pair(PyObject *a, PyObject *b)
 {
     PyObject *m = PyType_GetModuleByDef(Py_TYPE(a), &tl_module_def);
@@ -73,13 +88,14 @@ static PyObject *binary(tl_mstate *st, int op, PyObject *a, PyObject *b,
                         PyObject *out, PyObject *alpha, bool protocol)
 {
     tl_tensor_impl *ai = NULL, *bi = NULL, *r = NULL;
+    bool a_owned = false, b_owned = false;
     PyObject *res = NULL;
     tl_scalar al;
-    ai = operand(st, a);
+    ai = operand_maybe_borrowed(st, a, &a_owned);
     if (!ai) {
         goto foreign;
     }
-    bi = operand(st, b);
+    bi = operand_maybe_borrowed(st, b, &b_owned);
     if (!bi) {
         goto foreign;
     }
@@ -121,8 +137,12 @@ foreign:
         }
     }
 done:
-    tl_tensor_decref(ai);
-    tl_tensor_decref(bi);
+    if (a_owned) {
+        tl_tensor_decref(ai);
+    }
+    if (b_owned) {
+        tl_tensor_decref(bi);
+    }
     return res;
 }
 
