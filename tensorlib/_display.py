@@ -213,23 +213,43 @@ class _Layout:
                 self.dtype, self.itemsize, "" if self.itemsize == 1
                 else "s")),
             ("device", str(t.device)),
-            ("memory kind", _kind_name(t.memory_kind)),
+            ("memory kind", _kind_name(t.memory_kind)
+             + (" (pinned)" if self._pinned() else "")),
             ("contiguous", "yes" if t.is_contiguous() else "no"),
             ("layout", _format_flags(t, self.sizes, self.strides)),
             ("version", str(t._version)),
             ("view", self._view_fact()),
-            ("storage", "{} bytes = {} x {}".format(
-                self.storage_bytes, self.ncells, self.dtype)),
+            ("storage", self._storage_fact()),
             ("allocator", self._allocator_fact()),
             ("elements", self._elements_fact()),
         ]
         return rows
 
+    def _pinned(self):
+        try:
+            return bool(self.t.is_pinned())
+        except Exception:  # noqa: BLE001 - best effort (device tensors)
+            return False
+
+    def _fixed(self):
+        try:
+            return not self.t.untyped_storage().resizable()
+        except Exception:  # noqa: BLE001 - best effort
+            return False
+
+    def _storage_fact(self):
+        s = "{} bytes = {} x {}".format(self.storage_bytes, self.ncells,
+                                        self.dtype)
+        if self._fixed():
+            s += (" (fixed size: memory lent by another library, e.g. "
+                  "NumPy or DLPack, or an ExecutionPlan buffer)")
+        return s
+
     def _view_fact(self):
         t = self.t
         base = t._base
         if base is None:
-            return "no: it owns its storage"
+            return "no: not a view of another tensor"
         return "yes, of a tensor of shape {}, strides {}, offset {}".format(
             _tuple_str(base.shape), _tuple_str(base.stride()),
             base.storage_offset())
@@ -241,6 +261,10 @@ class _Layout:
             name = _memory.allocator_for(str(t.device), t.memory_kind)
         except (ValueError, RuntimeError) as e:
             return "unknown ({})".format(e)
+        if self._fixed():
+            return ("not recorded for a fixed-size storage (the registry's "
+                    "allocator for ({}, {}) is {})".format(t.device, kind,
+                                                          name))
         return "{} (the registry's allocator for ({}, {}))".format(
             name, t.device, kind)
 
@@ -405,7 +429,8 @@ def _svg(lay):
             out.append('<text class="tl-count" x="{}" y="{}" font-size="7" '
                        'fill="{}" text-anchor="end">{}</text>'.format(
                            x + _CELL_W - 4, y + _CELL_H - 2, ink,
-                           _e("\u00d7{}".format(count))))
+                           _e("\u00d7{}{}".format(
+                               count, "+" if lay.truncated else ""))))
     if after:
         y = y0 + nrows * _ROW_H + 10
         out.append('<text class="tl-more" x="{}" y="{}" font-size="10" '

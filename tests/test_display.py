@@ -232,7 +232,13 @@ def test_facts_of_special_tensors():
                             ._repr_html_()))
     assert f["memory kind"] == "Persistent"
     f = facts_of(parse_html(tl.zeros(2)._repr_html_()))
-    assert f["view"] == "no: it owns its storage"
+    assert f["view"] == "no: not a view of another tensor"
+    f = facts_of(parse_html(tl.zeros(2).pin_memory()._repr_html_()))
+    assert f["memory kind"] == "HostPinned (pinned)"
+    assert f["allocator"].startswith("cpu_pinned")
+    f = facts_of(parse_html(tl.from_numpy(np.zeros(3))._repr_html_()))
+    assert "fixed size" in f["storage"]
+    assert f["allocator"].startswith("not recorded")
     t = tl.zeros(3)
     t.add_(1)
     f = facts_of(parse_html(t._repr_html_()))
@@ -249,9 +255,11 @@ def test_reset_workspace_tensor_still_renders():
     h = w._repr_html_()  # values unreadable, metadata fine
     root = parse_html(h)
     pre = [e for e in root.iter("pre") if "tl-values" in classes(e)][0]
-    assert pre.text.startswith("(values unavailable: RuntimeError")
+    # The repr says the workspace was reset (or, where repr raises, the
+    # picture says the values are unavailable).
+    assert "workspace was reset" in pre.text
     assert facts_of(root)["memory kind"] == "Workspace"
-    assert "values unavailable" in tl.explain(w)
+    assert "workspace was reset" in tl.explain(w)
 
 
 def test_huge_tensors_render_quickly_and_small():
@@ -486,3 +494,18 @@ def test_memory_report_html_has_a_bar_per_device_and_kind():
 def test_tensor_has_repr_html():
     assert tl.Tensor._repr_html_ is _display.tensor_html
     assert callable(tl.explain) and callable(tl.explain_reshape)
+
+
+def test_values_that_cannot_be_read_are_reported():
+    class Unreadable:
+        def __repr__(self):
+            raise RuntimeError("this tensor's workspace was reset")
+
+    assert _display._values(Unreadable()) == (
+        "(values unavailable: RuntimeError: this tensor's workspace was "
+        "reset)")
+
+
+def test_text_is_escaped():
+    assert _display._e('<a href="x">&') == (
+        "&lt;a href=&quot;x&quot;&gt;&amp;")
