@@ -449,9 +449,14 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
             return NULL;
         }
     }
-    if (op == TL_BINARY_POW && kind_of(compute) == TL_KIND_INT &&
-        broadcast_numel(2, ab) > 0) {
-        rc = scan_input(b, compute, tl_scan_negative_kernel_get(compute),
+    /* The exponent's sign is judged in its own dtype, before the cast to
+     * the compute dtype: uint8 ** -1 is a negative power although -1
+     * casts to 255, and int8 ** 255 is not although 255 casts to -1 (as
+     * PyTorch checks the Python scalar).  An exponent of an unsigned or
+     * bool dtype is never negative. */
+    if (op == TL_BINARY_POW && int_compute &&
+        kind_of(b->dtype) == TL_KIND_INT && broadcast_numel(2, ab) > 0) {
+        rc = scan_input(b, b->dtype, tl_scan_negative_kernel_get(b->dtype),
                         TL_DEV_SCAN_NEG);
         if (rc < 0) {
             return NULL;
