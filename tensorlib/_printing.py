@@ -196,7 +196,18 @@ def tensor_repr(t):
         if name not in _HIDDEN:
             suffixes.append("dtype=tensorlib.{}".format(name))
         # Device tensors print from a host copy (the values, not memory).
-        body = _tensor_str(t.cpu() if t.device.type != "cpu" else t, indent)
+        try:
+            body = _tensor_str(t.cpu() if t.device.type != "cpu" else t,
+                               indent)
+        except RuntimeError as e:
+            # A workspace tensor whose arena was reset or closed has no
+            # values left to show; repr (called by debuggers and notebooks)
+            # says why instead of raising.  Every other touch still raises.
+            if "workspace" not in str(e):
+                raise
+            body = "<{}>".format(e)
+            if "size=" not in "".join(suffixes):
+                suffixes.insert(0, "size={}".format(tuple(t.shape)))
     return _add_suffixes(prefix + body, suffixes, indent, False)
 
 

@@ -653,3 +653,10 @@ def test_python_threads_allocate_concurrently():
     assert not errors, errors
     after = stats()
     assert after["active_bytes"] == before["active_bytes"]
+
+
+@pytest.mark.parametrize("bad", [True, False])
+def test_memory_kind_refuses_bools(bad):
+    # bool is an int subclass; True would silently mean Persistent.
+    with pytest.raises(TypeError, match="bool"):
+        tl.empty(2, memory_kind=bad)

@@ -223,7 +223,6 @@ def _stale():
 
 
 STALE_TOUCHES = {
-    "repr": lambda t, v, o: repr(t),
     "tolist": lambda t, v, o: t.tolist(),
     "item": lambda t, v, o: o.item(),
     "float": lambda t, v, o: float(o),
@@ -260,6 +259,15 @@ def test_stale_tensor_raises_when_touched(name):
     t, v, o = _stale()
     with pytest.raises(RuntimeError, match="workspace was reset"):
         STALE_TOUCHES[name](t, v, o)
+
+
+def test_stale_tensor_repr_says_why_instead_of_raising():
+    t, v, o = _stale()
+    r = repr(v)
+    assert r.startswith("tensor(<") and "workspace was reset" in r, r
+    assert "size=(2, 4)" in r, r
+    with pytest.raises(RuntimeError, match="workspace was reset"):
+        str(v.tolist())
 
 
 def test_stale_tensor_metadata_still_readable():

@@ -375,6 +375,12 @@ int tl_py_parse_memkind(tl_mstate *st, PyObject *o, tl_memkind *out)
     if (o == NULL || o == Py_None) {
         return 0;
     }
+    if (PyBool_Check(o)) {
+        PyErr_Format(PyExc_TypeError,
+                     "memory_kind must be a tensorlib.MemoryKind, a kind name "
+                     "or None, not bool (%R)", o);
+        return -1;
+    }
     if (PyLong_Check(o)) { /* tensorlib.MemoryKind is an IntEnum */
         long k = PyLong_AsLong(o);
         if (k == -1 && PyErr_Occurred()) {
