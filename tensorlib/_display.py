@@ -171,7 +171,11 @@ class _Layout:
             if self.lo is None:
                 start = 0
             elif self.hi - self.lo + 5 <= MAX_CELLS:
-                start = self.lo - 2
+                # The whole span, two cells of context either side.
+                self.w0 = max(0, self.lo - 2)
+                self.w1 = min(n, self.hi + 3)
+                self._count_visits()
+                return
             else:
                 v = self.visits
                 down = v.size > 1 and int(v[1]) < int(v[0])
@@ -179,6 +183,9 @@ class _Layout:
                          else int(v[0]) - 2)
             start = max(0, min(start, n - MAX_CELLS))
             self.w0, self.w1 = start, start + MAX_CELLS
+        self._count_visits()
+
+    def _count_visits(self):
         w = self.w1 - self.w0
         self.first = _np.full(w, -1, dtype=_np.int64)
         self.count = _np.zeros(w, dtype=_np.int64)
@@ -368,7 +375,9 @@ def _svg(lay):
     top = 18  # caption line
     before = lay.w0 > 0
     after = lay.w1 < lay.ncells
-    width = _PAD * 2 + per_row * _CELL_W
+    caption = lay.strip_caption()
+    width = max(_PAD * 2 + per_row * _CELL_W,
+                _PAD * 2 + int(len(caption) * 6.8))
     height = top + nrows * _ROW_H + (16 if after else 0) + _PAD
     if before:
         height += 16
@@ -378,7 +387,7 @@ def _svg(lay):
            'data-numel="{4}">'.format(width, height, lay.ncells, lay.w0,
                                       lay.numel)]
     out.append('<text x="{}" y="12" font-size="11" fill="#333">{}</text>'
-               .format(_PAD, _e(lay.strip_caption())))
+               .format(_PAD, _e(caption)))
     y0 = top
     if before:
         out.append('<text class="tl-more" x="{}" y="{}" font-size="10" '

@@ -73,7 +73,9 @@ def check_picture(t):
     first_cell = int(svg.get("data-first-cell"))
     assert [int(r.get("data-offset")) for r in rects] == list(
         range(first_cell, first_cell + len(rects)))
-    assert len(rects) == min(ncells, _display.MAX_CELLS)
+    assert len(rects) <= _display.MAX_CELLS
+    if ncells <= _display.MAX_CELLS:
+        assert len(rects) == ncells  # small storages are drawn whole
     want = expected_cells(t, first_cell, len(rects))
     got = {}
     for r in rects:
@@ -192,13 +194,22 @@ def test_large_storage_shows_a_window():
     t = a[500:560:3]
     root, want = check_picture(t)
     svg, rects = svg_cells(root)
+    # The span the view reaches (cells 500..557), two more either side.
     assert int(svg.get("data-first-cell")) == 498
-    assert len(rects) == _display.MAX_CELLS
+    assert len(rects) == 62
     more = [e.text for e in svg.iter(SVG + "text") if "tl-more" in classes(e)]
-    assert more == ["\u2026 498 cells before",
-                    "\u2026 {} cells after".format(1000 - 498 - 128)]
-    flipped = a.flip(0)[::7]
-    check_picture(flipped)
+    assert more == ["\u2026 498 cells before", "\u2026 440 cells after"]
+    # A span too wide to draw: MAX_CELLS cells from the first visit, in
+    # the direction the visits go.
+    root, want = check_picture(a[100::2])
+    svg, rects = svg_cells(root)
+    assert int(svg.get("data-first-cell")) == 98
+    assert len(rects) == _display.MAX_CELLS
+    assert min(v[0] for v in want.values()) == 0
+    root, want = check_picture(a.flip(0)[::7])
+    svg, rects = svg_cells(root)
+    assert int(svg.get("data-first-cell")) == 1000 - _display.MAX_CELLS
+    assert min(v[0] for v in want.values()) == 0
 
 
 @pytest.mark.parametrize("make", [
