@@ -885,26 +885,26 @@ PyMethodDef tl_creation_methods[] = {
      "ones(*size, dtype=None, device=None, memory_format=None, "
      "memory_kind=None)\n--\n\n"},
     {"full", CF(py_full), FASTKW,
-     "full(size, fill_value, dtype=None, device=None, memory_format=None, "
+     "full(size, fill_value, *, dtype=None, device=None, memory_format=None, "
      "memory_kind=None)\n--\n\n"},
     {"arange", CF(py_arange), FASTKW,
-     "arange(start, end=None, step=None, dtype=None, device=None, "
+     "arange(start, end=None, step=None, *, dtype=None, device=None, "
      "memory_kind=None)\n--\n\n"},
     {"tensor", CF(py_tensor), FASTKW,
-     "tensor(data, dtype=None, device=None, memory_kind=None)\n--\n\nA "
+     "tensor(data, *, dtype=None, device=None, memory_kind=None)\n--\n\nA "
      "new tensor copied "
      "from nested sequences, scalars, tensors or NumPy arrays."},
     {"empty_like", CF(py_empty_like), FASTKW,
-     "empty_like(input, dtype=None, device=None, memory_format=None, "
+     "empty_like(input, *, dtype=None, device=None, memory_format=None, "
      "memory_kind=None)\n--\n\n"},
     {"zeros_like", CF(py_zeros_like), FASTKW,
-     "zeros_like(input, dtype=None, device=None, memory_format=None, "
+     "zeros_like(input, *, dtype=None, device=None, memory_format=None, "
      "memory_kind=None)\n--\n\n"},
     {"ones_like", CF(py_ones_like), FASTKW,
-     "ones_like(input, dtype=None, device=None, memory_format=None, "
+     "ones_like(input, *, dtype=None, device=None, memory_format=None, "
      "memory_kind=None)\n--\n\n"},
     {"full_like", CF(py_full_like), FASTKW,
-     "full_like(input, fill_value, dtype=None, device=None, "
+     "full_like(input, fill_value, *, dtype=None, device=None, "
      "memory_format=None, memory_kind=None)\n--\n\n"},
     {NULL},
 };

@@ -819,7 +819,7 @@ static PyObject *py_readonly_view(PyObject *m, PyObject *o)
 PyMethodDef tl_interop_tensor_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))t_dlpack,
      METH_FASTCALL | METH_KEYWORDS,
-     "__dlpack__($self, stream=None, max_version=None, dl_device=None, "
+     "__dlpack__($self, stream=None, *, max_version=None, dl_device=None, "
      "copy=None)\n--\n\nA DLPack capsule (versioned when the consumer asks "
      "for max_version >= (1, 0))."},
     {"__dlpack_device__", t_dlpack_device, METH_NOARGS,
@@ -848,12 +848,19 @@ PyMethodDef tl_interop_functions[] = {
      "frombuffer(buffer, dtype, count=-1, offset=0)\n--\n\nA 1-D tensor "
      "sharing a buffer-protocol object's memory (read-only buffers give "
      "read-only tensors)."},
-    {"_storage_bytes", py_storage_bytes, METH_O, NULL},
+    {"_storage_bytes", py_storage_bytes, METH_O,
+     "_storage_bytes(storage, /)\n--\n\nA copy of a storage's bytes "
+     "(pickling)."},
     {"_storage_from_bytes", (PyCFunction)(void (*)(void))py_storage_from_bytes,
-     METH_FASTCALL, NULL},
+     METH_FASTCALL,
+     "_storage_from_bytes(data, readonly, /)\n--\n\nA new CPU storage "
+     "holding a copy of data (unpickling)."},
     {"_tensor_from_storage",
      (PyCFunction)(void (*)(void))py_tensor_from_storage, METH_FASTCALL,
-     NULL},
-    {"_readonly_view", py_readonly_view, METH_O, NULL},
+     "_tensor_from_storage(storage, offset, size, stride, dtype, "
+     "readonly, /)\n--\n\nA tensor over storage (offset and strides in "
+     "elements)."},
+    {"_readonly_view", py_readonly_view, METH_O,
+     "_readonly_view(tensor, /)\n--\n\nA read-only view of tensor."},
     {NULL},
 };

@@ -560,9 +560,10 @@ static PyObject *ws_repr(PyObject *self)
 
 static PyMethodDef ws_methods[] = {
     {"__enter__", ws_enter, METH_NOARGS,
-     "Pushes the arena on this thread's workspace stack."},
+     "__enter__($self, /)\n--\n\nPushes the arena on this thread's "
+     "workspace stack."},
     {"__exit__", CF(ws_exit), METH_FASTCALL,
-     "Resets the arena and pops it."},
+     "__exit__($self, *exc_info)\n--\n\nResets the arena and pops it."},
     {"reset", ws_reset, METH_NOARGS,
      "reset($self, /)\n--\n\nReleases every tensor carved so far at once "
      "(touching one afterwards raises RuntimeError).  O(chunks); never "
@@ -938,7 +939,7 @@ PyMethodDef tl_memory_functions[] = {
     {"_allocators", py_allocators, METH_NOARGS, "_allocators()\n--\n\n"},
     {"_pinned_info", py_pinned_info, METH_NOARGS, "_pinned_info()\n--\n\n"},
     {"_pinned_refuse_lock", py_pinned_refuse_lock, METH_O,
-     "_pinned_refuse_lock(refuse)\n--\n\nFault injection: act as if "
+     "_pinned_refuse_lock(refuse, /)\n--\n\nFault injection: act as if "
      "every mlock were refused."},
     {"_memory_stress", CF(py_memory_stress), FASTKW,
      "_memory_stress(threads=8, iters=2000, max_bytes=65536, live=16, "
@@ -949,7 +950,7 @@ PyMethodDef tl_memory_functions[] = {
     {"_current_workspace_generation", py_current_workspace_generation,
      METH_NOARGS, "_current_workspace_generation()\n--\n\n"},
     {"_block_generation", py_block_generation, METH_O,
-     "_block_generation(tensor)\n--\n\n"},
+     "_block_generation(tensor, /)\n--\n\n"},
     {NULL},
 };
 

@@ -529,10 +529,10 @@ PyObject *tl_py_tensor_array(PyObject *self, PyObject *const *args,
 static PyMethodDef tensor_methods[] = {
     {"size", (PyCFunction)(void (*)(void))tensor_size,
      METH_FASTCALL | METH_KEYWORDS,
-     "size($self, dim=None, /)\n--\n\nThe sizes, or the size of one dim."},
+     "size($self, dim=None)\n--\n\nThe sizes, or the size of one dim."},
     {"stride", (PyCFunction)(void (*)(void))tensor_stride,
      METH_FASTCALL | METH_KEYWORDS,
-     "stride($self, dim=None, /)\n--\n\nStrides in elements."},
+     "stride($self, dim=None)\n--\n\nStrides in elements."},
     {"storage_offset", tensor_storage_offset, METH_NOARGS,
      "storage_offset($self, /)\n--\n\nOffset into the storage, in "
      "elements."},
@@ -546,8 +546,8 @@ static PyMethodDef tensor_methods[] = {
      "data_ptr($self, /)\n--\n\nAddress of the first element."},
     {"is_contiguous", (PyCFunction)(void (*)(void))tensor_is_contiguous,
      METH_FASTCALL | METH_KEYWORDS,
-     "is_contiguous($self, memory_format=tensorlib.contiguous_format)\n--"
-     "\n\n"},
+     "is_contiguous($self, memory_format=None)\n--\n\nWhether the "
+     "strides are dense in memory_format (None: contiguous_format) order."},
     {"item", tensor_item, METH_NOARGS,
      "item($self, /)\n--\n\nThe value of a one-element tensor."},
     {"tolist", tensor_tolist, METH_NOARGS, "tolist($self, /)\n--\n\n"},
@@ -562,8 +562,12 @@ static PyMethodDef tensor_methods[] = {
      "tensor's memory."},
     {"__array__", (PyCFunction)(void (*)(void))tl_py_tensor_array,
      METH_FASTCALL | METH_KEYWORDS,
-     "__array__($self, /, dtype=None, copy=None)\n--\n\n"},
-    {"__complex__", tensor_complex, METH_NOARGS, NULL},
+     "__array__($self, dtype=None, *, copy=None)\n--\n\nNumPy's "
+     "conversion hook: the array sharing memory (copy=None or False), or "
+     "a copy (copy=True or a different dtype)."},
+    {"__complex__", tensor_complex, METH_NOARGS,
+     "__complex__($self, /)\n--\n\ncomplex(self) of a one-element "
+     "tensor."},
     {NULL},
 };
 

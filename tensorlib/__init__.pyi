@@ -1,0 +1,210 @@
+# Type stubs for the tensorlib package: the public names of the C extension
+# (tensorlib/_C.pyi, re-exported here as tensorlib/__init__.py does at run
+# time) plus the Python-level additions.  py.typed marks the package typed;
+# .ci/stubtest.sh checks these stubs against the built module.
+import builtins
+import enum
+from typing import Any, Final, Literal
+
+from typing_extensions import TypeAlias
+
+from . import cuda as cuda
+from . import memory as memory
+from ._C import (
+    ExecutionPlan as ExecutionPlan,
+    ShapeError as ShapeError,
+    Size as Size,
+    Tensor as Tensor,
+    TooHardError as TooHardError,
+    UntypedStorage as UntypedStorage,
+    WorkspaceArena as WorkspaceArena,
+    abs as abs,
+    add as add,
+    all as all,
+    amax as amax,
+    amin as amin,
+    any as any,
+    arange as arange,
+    argmax as argmax,
+    argmin as argmin,
+    bfloat16 as bfloat16,
+    bitwise_and as bitwise_and,
+    bitwise_left_shift as bitwise_left_shift,
+    bitwise_not as bitwise_not,
+    bitwise_or as bitwise_or,
+    bitwise_right_shift as bitwise_right_shift,
+    bitwise_xor as bitwise_xor,
+    bool as bool,
+    broadcast_shapes as broadcast_shapes,
+    broadcast_tensors as broadcast_tensors,
+    broadcast_to as broadcast_to,
+    can_cast as can_cast,
+    ceil as ceil,
+    channels_last as channels_last,
+    channels_last_3d as channels_last_3d,
+    chunk as chunk,
+    clamp as clamp,
+    clip as clip,
+    clone as clone,
+    complex128 as complex128,
+    complex64 as complex64,
+    contiguous_format as contiguous_format,
+    cos as cos,
+    device as device,
+    diagonal as diagonal,
+    div as div,
+    divide as divide,
+    dtype as dtype,
+    empty as empty,
+    empty_cache as empty_cache,
+    empty_like as empty_like,
+    eq as eq,
+    exp as exp,
+    expm1 as expm1,
+    flatten as flatten,
+    flip as flip,
+    float16 as float16,
+    float32 as float32,
+    float64 as float64,
+    floor as floor,
+    floor_divide as floor_divide,
+    from_dlpack as from_dlpack,
+    from_numpy as from_numpy,
+    frombuffer as frombuffer,
+    full as full,
+    full_like as full_like,
+    ge as ge,
+    get_num_threads as get_num_threads,
+    gt as gt,
+    int16 as int16,
+    int32 as int32,
+    int64 as int64,
+    int8 as int8,
+    isfinite as isfinite,
+    isinf as isinf,
+    isnan as isnan,
+    le as le,
+    log as log,
+    log10 as log10,
+    log1p as log1p,
+    log2 as log2,
+    logical_and as logical_and,
+    logical_not as logical_not,
+    logical_or as logical_or,
+    logical_xor as logical_xor,
+    lt as lt,
+    max as max,
+    maximum as maximum,
+    may_share_memory as may_share_memory,
+    mean as mean,
+    memory_format as memory_format,
+    memory_stats as memory_stats,
+    min as min,
+    minimum as minimum,
+    moveaxis as moveaxis,
+    movedim as movedim,
+    mul as mul,
+    multiply as multiply,
+    narrow as narrow,
+    ne as ne,
+    neg as neg,
+    negative as negative,
+    ones as ones,
+    ones_like as ones_like,
+    permute as permute,
+    pow as pow,
+    preserve_format as preserve_format,
+    prod as prod,
+    promote_types as promote_types,
+    reciprocal as reciprocal,
+    relu as relu,
+    remainder as remainder,
+    reset_peak_memory_stats as reset_peak_memory_stats,
+    reshape as reshape,
+    result_type as result_type,
+    round as round,
+    rsqrt as rsqrt,
+    select as select,
+    set_num_threads as set_num_threads,
+    sgn as sgn,
+    shares_memory as shares_memory,
+    sigmoid as sigmoid,
+    sign as sign,
+    sin as sin,
+    split as split,
+    sqrt as sqrt,
+    square as square,
+    squeeze as squeeze,
+    std as std,
+    sub as sub,
+    subtract as subtract,
+    sum as sum,
+    swapaxes as swapaxes,
+    swapdims as swapdims,
+    tan as tan,
+    tanh as tanh,
+    tensor as tensor,
+    transpose as transpose,
+    true_divide as true_divide,
+    trunc as trunc,
+    uint16 as uint16,
+    uint32 as uint32,
+    uint64 as uint64,
+    uint8 as uint8,
+    unbind as unbind,
+    unflatten as unflatten,
+    unsqueeze as unsqueeze,
+    var as var,
+    where as where,
+    workspace as workspace,
+    zeros as zeros,
+    zeros_like as zeros_like,
+)
+from ._C import _DeviceLike, _DTypeLike
+from .memory import memory_summary as memory_summary
+
+__version__: Final[builtins.str]
+
+# PyTorch's short aliases.
+half: dtype
+float: dtype
+double: dtype
+long: dtype
+int: dtype
+short: dtype
+cfloat: dtype
+cdouble: dtype
+
+class MemoryKind(enum.IntEnum):
+    """What memory is for; each (device, kind) pair has its allocator."""
+
+    Default = 0
+    Persistent = 1
+    Workspace = 2
+    KVCache = 3
+    HostPinned = 4
+    HostPageable = 5
+
+def asarray(
+    obj: Any,
+    dtype: _DTypeLike | None = None,
+    device: _DeviceLike | None = None,
+    copy: builtins.bool | None = None,
+) -> Tensor:
+    """Convert obj to a tensor, sharing memory when possible (array API)."""
+
+def set_printoptions(
+    precision: builtins.int | None = None,
+    threshold: builtins.float | None = None,
+    edgeitems: builtins.int | None = None,
+    linewidth: builtins.int | None = None,
+    profile: Literal["default", "short", "full"] | None = None,
+    sci_mode: builtins.bool | None = None,
+) -> None:
+    """Set the options used by repr(tensor), as torch.set_printoptions."""
+
+# ---- pictures of tensors and memory (tensorlib/_display.py) ----------------
+
+from ._display import explain as explain
+from ._display import explain_reshape as explain_reshape
+from ._display import memory_report as memory_report
