@@ -340,9 +340,16 @@ def _text_strip(lay):
     return out
 
 
+def _check_tensor(t, fname):
+    if not isinstance(t, _C.Tensor):
+        raise TypeError("{}() expects a tensorlib.Tensor, got {}".format(
+            fname, type(t).__name__))
+
+
 def explain(t):
     """The tensor's values, its layout facts and its storage strip as text:
     the same as its notebook picture (``Tensor._repr_html_``)."""
+    _check_tensor(t, "explain")
     lay = _Layout(t)
     lines = [_values(t), ""]
     width = max(len(k) for k, _ in lay.facts())
@@ -600,6 +607,7 @@ def explain_reshape(t, shape):
     are contiguous with each other), which tensorlib's reshape uses.
     ``shape`` is a sequence of ints (one may be -1) or an int.  Raises
     ShapeError where reshape would."""
+    _check_tensor(t, "explain_reshape")
     sizes = tuple(int(s) for s in t.shape)
     strides = tuple(int(s) for s in t.stride())
     numel = 1
@@ -685,8 +693,11 @@ class MemoryReport:
         bar_w = 220
 
         def bar(s, faded):
+            # Linear in bytes; anything non-zero gets at least a pixel.
             a = s["active_bytes"] * bar_w / scale
             c = s["cached_bytes"] * bar_w / scale
+            a = max(a, 1.0) if s["active_bytes"] else 0.0
+            c = min(max(c, 1.0), bar_w - a) if s["cached_bytes"] else 0.0
             op = "0.45" if faded else "1"
             return ('<svg xmlns="http://www.w3.org/2000/svg" class="tl-bar" '
                     'width="{w}" height="14" data-active="{ab}" '
