@@ -47,7 +47,8 @@ from . import memory  # noqa: E402
 from . import cuda  # noqa: E402,F401
 from .memory import memory_summary  # noqa: E402,F401
 from . import _display  # noqa: E402
-from ._display import explain, explain_reshape, memory_report  # noqa: E402,F401
+from ._display import (  # noqa: E402,F401
+    explain, explain_reshape, memory_report)
 
 # Notebooks show a tensor's values, layout facts and storage picture.
 Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above

@@ -40,7 +40,7 @@ _ROW_H = 44
 _PAD = 8
 
 
-# ---- facts --------------------------------------------------------------
+# ---- facts ------------------------------------------------------------------
 
 
 def _tuple_str(xs):
@@ -298,7 +298,7 @@ class _Layout:
         return "; ".join(parts)
 
 
-# ---- text -----------------------------------------------------------------
+# ---- text -------------------------------------------------------------------
 
 
 def _values(t):
@@ -360,7 +360,7 @@ def explain(t):
     return "\n".join(lines) + "\n"
 
 
-# ---- HTML and SVG ---------------------------------------------------------
+# ---- HTML and SVG -----------------------------------------------------------
 
 
 def _e(s):
@@ -588,9 +588,9 @@ def reshape_plan(sizes, strides, new_shape):
                         _sizes_of("new " + _dims(new_dims), new_dims,
                                   new_shape), view_numel, chunk_numel))
             return None, reasons
-        done.append("{}: {} -> {}".format(
-            run, holds, _sizes_of("new " + _dims(new_dims), new_dims, new_shape)
-            if new_dims else "no new dim (size-1 dims only)"))
+        into = (_sizes_of("new " + _dims(new_dims), new_dims, new_shape)
+                if new_dims else "no new dim (size-1 dims only)")
+        done.append("{}: {} -> {}".format(run, holds, into))
         if d > 0:
             base = strides[d - 1]
             chunk_numel = view_numel = 1
@@ -634,7 +634,7 @@ def explain_reshape(t, shape):
     return "\n".join(lines) + "\n"
 
 
-# ---- memory ----------------------------------------------------------------
+# ---- memory -----------------------------------------------------------------
 
 
 def _devices():

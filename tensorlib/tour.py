@@ -53,7 +53,8 @@ def strides(a):
 def views():
     section("Views: slicing, transposes, flips, expands")
     print("A view is (shape, strides, offset) over a shared storage;")
-    print("tl.explain(v) numbers the storage cells in the order v visits them.")
+    print("tl.explain(v) numbers the storage cells in the order v visits")
+    print("them.")
     x = tl.arange(12, dtype=tl.float32).reshape(3, 4)
     for label, v in (("x.t()", x.t()),
                      ("x[1:, ::2]", x[1:, ::2]),

@@ -105,7 +105,7 @@ def facts_of(root):
             for tr in table[0].iter("tr")}
 
 
-# ---- pictures -----------------------------------------------------------------
+# ---- pictures ---------------------------------------------------------------
 
 
 def test_contiguous_visits_every_cell_in_order():
@@ -292,7 +292,7 @@ def test_huge_tensors_render_quickly_and_small():
     assert min(v[0] for v in want.values()) == 0
 
 
-# ---- explain ------------------------------------------------------------------
+# ---- explain ----------------------------------------------------------------
 
 
 def test_explain_is_the_picture_as_text():
@@ -319,7 +319,7 @@ def test_explain_is_the_picture_as_text():
     assert rows[0][1:] == ["3", "3"]
 
 
-# ---- explain_reshape ------------------------------------------------------------
+# ---- explain_reshape --------------------------------------------------------
 
 
 def is_view_of(r, t):
@@ -485,7 +485,7 @@ def test_explain_reshape_matches_torch(torch):
     assert checked > 300
 
 
-# ---- memory_report --------------------------------------------------------------
+# ---- memory_report ----------------------------------------------------------
 
 
 def test_memory_report_prints_as_memory_summary():
