@@ -526,8 +526,9 @@ def test_memory_report_html_has_a_bar_per_device_and_kind():
                                 tl.MemoryKind[r.get("data-kind")])
         assert int(bars[0].get("data-active")) == stats["active_bytes"]
         assert int(bars[0].get("data-cached")) == stats["cached_bytes"]
-        widths[r.get("data-kind")] = float(active[0].get("width"))
-    assert widths["Default"] >= 1.0  # tiny but non-zero: still drawn
+        widths[r.get("data-device"), r.get("data-kind")] = float(
+            active[0].get("width"))
+    assert widths["cpu", "Default"] >= 1.0  # tiny but non-zero: still drawn
     totals = [tr for tr in root.iter("tr") if "tl-mem-total" in classes(tr)]
     assert [t.get("data-device") for t in totals] == rep.devices
     del keep
