@@ -273,6 +273,19 @@ def test_reset_workspace_tensor_still_renders():
     assert "workspace was reset" in tl.explain(w)
 
 
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="no CUDA device")
+def test_cuda_tensors_render():
+    x = tl.arange(12, dtype=tl.float32).reshape(3, 4).cuda()
+    for t in (x, x.t(), x[:, 1::2], x[0].expand(2, 4)):
+        root, _ = check_picture(t)
+        f = facts_of(root)
+        assert f["device"] == str(t.device)
+        assert f["allocator"].startswith(
+            tl.memory.allocator_for(str(t.device), tl.MemoryKind.Default))
+    rep = tl.memory_report()
+    assert any(d.startswith("cuda") for d in rep.devices)
+
+
 def test_huge_tensors_render_quickly_and_small():
     for t in (tl.zeros(10 ** 6), tl.zeros(1000, 1000).t(),
               tl.zeros(1).expand(10 ** 7),
