@@ -121,9 +121,11 @@ static int check_fill_value(const tl_scalar *s, int dt)
             ok = true;
             break;
         case TL_KIND_UINT:
+            /* int64's bound is exclusive: (double)2^63 <= 2^63 would let
+             * 2**63 through, so int64 is decided on the integer alone. */
             ok = dt == TL_DTYPE_UINT64 ||
-                 (dt == TL_DTYPE_INT64 && s->v.u <= (uint64_t)INT64_MAX) ||
-                 (double)s->v.u <= range[dt].hi;
+                 (dt == TL_DTYPE_INT64 ? s->v.u <= (uint64_t)INT64_MAX
+                                       : (double)s->v.u <= range[dt].hi);
             break;
         case TL_KIND_INT:
             ok = (dt == TL_DTYPE_INT64) ||
