@@ -246,7 +246,8 @@ def test_facts_of_special_tensors():
     assert f["view"] == "no: not a view of another tensor"
     f = facts_of(parse_html(tl.zeros(2).pin_memory()._repr_html_()))
     assert f["memory kind"] == "HostPinned (pinned)"
-    assert f["allocator"].startswith("cpu_pinned")
+    assert f["allocator"].startswith(  # cuda_pinned in CUDA builds
+        tl.memory.allocator_for("cpu", tl.MemoryKind.HostPinned))
     f = facts_of(parse_html(tl.from_numpy(np.zeros(3))._repr_html_()))
     assert "fixed size" in f["storage"]
     assert f["allocator"].startswith("not recorded")
