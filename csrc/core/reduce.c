@@ -152,7 +152,9 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
             return tl_error(TL_ERR_TYPE,
                             "mean(): could not infer output dtype. Input "
                             "dtype must be either a floating point or "
-                            "complex dtype. Got: %s",
+                            "complex dtype. Got: %s.  Pass "
+                            "dtype=tensorlib.float32 (or another floating "
+                            "dtype) to average in it",
                             tl_dtype_torch_name((tl_dtype)a));
         }
         *rt = a;
@@ -193,7 +195,9 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
         }
         if (!is_float_or_complex(a)) {
             return tl_error(TL_ERR_TYPE, "std and var only support floating "
-                            "point and complex dtypes");
+                            "point and complex dtypes; %s() got %s: convert "
+                            "first, e.g. t.to(tensorlib.float32)", name,
+                            tl_dtype_table[a].name);
         }
         *rt = real_dtype(a);
         return 0;

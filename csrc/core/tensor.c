@@ -508,7 +508,8 @@ int tl_tensor_check_writable(const tl_tensor_impl *t)
     }
     return tl_error(TL_ERR_READONLY,
                     "assignment destination is read-only (a %s tensor of "
-                    "shape %s over %s memory)",
+                    "shape %s over %s memory): write into a copy instead "
+                    "(t.clone() is writable)",
                     tl_dtype_table[t->dtype].name,
                     tl_fmt_list(0, t->ndim, t->sizes),
                     (t->storage->block->flags & TL_BLOCK_READONLY)
@@ -572,7 +573,8 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
             return tl_error(TL_ERR_BUFFER,
                             "cannot shrink a storage of %" PRId64 " bytes to "
                             "%" PRId64 " while it is exported (a memoryview, "
-                            "NumPy array or DLPack capsule still uses it)",
+                            "NumPy array or DLPack capsule still uses it): "
+                            "release the export first",
                             s->nbytes, nbytes);
         }
         s->nbytes = nbytes;
@@ -591,7 +593,9 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
     if (exported) {
         return tl_error(TL_ERR_BUFFER,
                         "cannot grow a storage from %" PRId64 " to %" PRId64
-                        " bytes while it is exported: its memory would move",
+                        " bytes while it is exported: its memory would move; "
+                        "release the export (the NumPy array, memoryview or "
+                        "DLPack capsule) first, or resize a copy (t.clone())",
                         s->nbytes, nbytes);
     }
     tl_block *nb = tl_block_alloc(s->block->device,

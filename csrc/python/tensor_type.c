@@ -382,8 +382,11 @@ static int tensor_bool(PyObject *self)
     tl_tensor_impl *t = IMPL(self);
     if (t->numel != 1) {
         PyErr_Format(tl_state_of(self)->ShapeError,
-                     "Boolean value of Tensor with %s is ambiguous",
-                     t->numel == 0 ? "no values" : "more than one value");
+                     "Boolean value of Tensor with %s is ambiguous (it has "
+                     "%lld elements; bool() needs exactly one): use "
+                     ".any() or .all()",
+                     t->numel == 0 ? "no values" : "more than one value",
+                     (long long)t->numel);
         return -1;
     }
     PyObject *v = tensor_item(self, NULL);

@@ -192,10 +192,11 @@ static PyObject *t_permute(PyObject *self, PyObject *const *args,
     }
     if (n != t->ndim) {
         PyErr_Format(st->ShapeError,
-                     "permute(sparse_coo): number of dimensions in the tensor "
-                     "input does not match the length of the desired "
-                     "ordering of dimensions i.e. input.dim() = %d is not "
-                     "equal to len(dims) = %d", t->ndim, n);
+                     "permute(): number of dimensions in the tensor input "
+                     "does not match the length of the desired ordering of "
+                     "dimensions i.e. input.dim() = %d is not equal to "
+                     "len(dims) = %d: give each of the %d dims once",
+                     t->ndim, n, t->ndim);
         return NULL;
     }
     return ret(st, tl_view_permute(t, dims));
@@ -236,8 +237,11 @@ static PyObject *t_movedim(PyObject *self, PyObject *const *args,
     }
     for (int i = 0; i < ns; i++) {
         if (used_src[src[i]] || used_dst[dst[i]]) {
-            PyErr_SetString(st->ShapeError,
-                            "movedim: repeated dim in source or destination");
+            PyErr_Format(st->ShapeError,
+                         "movedim: repeated dim in %s (dim %d appears "
+                         "twice); each dim may be moved once",
+                         used_src[src[i]] ? "source" : "destination",
+                         used_src[src[i]] ? src[i] : dst[i]);
             return NULL;
         }
         used_src[src[i]] = used_dst[dst[i]] = true;
