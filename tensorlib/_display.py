@@ -405,48 +405,57 @@ def _svg(lay):
     if w == 0:
         out.append('<text x="{}" y="{}" font-size="11" fill="#666">'
                    'the storage is empty</text>'.format(_PAD, y0 + 16))
+    # Shared attributes sit on groups, so a cell costs a few short tags.
+    labels, rects, orders, counts = [], [], [], []
+    wh = 'width="{}" height="{}"'.format(_CELL_W - 2, _CELL_H)
     for c in range(w):
         cell = lay.w0 + c
         x = _PAD + (c % CELLS_PER_ROW) * _CELL_W
         y = y0 + (c // CELLS_PER_ROW) * _ROW_H + 12
         order, count = int(lay.first[c]), int(lay.count[c])
-        out.append('<text x="{}" y="{}" font-size="7" fill="#888" '
-                   'text-anchor="middle">{}</text>'.format(
-                       x + _CELL_W // 2, y - 2, cell))
+        labels.append('<text x="{}" y="{}">{}</text>'.format(
+            x + _CELL_W // 2, y - 2, cell))
         if order < 0:
-            out.append('<rect class="tl-cell" data-offset="{}" x="{}" '
-                       'y="{}" width="{}" height="{}" fill="#f3f3f3" '
-                       'stroke="#c8c8c8"><title>{}</title></rect>'.format(
-                           cell, x, y, _CELL_W - 2, _CELL_H,
-                           _e("storage[{}]: not visited".format(cell))))
+            rects.append('<rect class="tl-cell" data-offset="{}" x="{}" '
+                         'y="{}" {}/>'.format(cell, x, y, wh))
             continue
         fill, ink = _cell_fill(order, lay.numel)
         listed = lay.listed[c]
-        tip = "storage[{}]: visit {}".format(cell, order)
+        tip = ""
         if count > 1:
-            tip = "storage[{}]: visited {} times, at {}{}".format(
-                cell, count, ", ".join(map(str, listed)),
-                ", \u2026" if count > len(listed) else "")
-        out.append('<rect class="tl-cell tl-visited" data-offset="{}" '
-                   'data-order="{}" data-count="{}" data-visits="{}" '
-                   'x="{}" y="{}" width="{}" height="{}" fill="{}" '
-                   'stroke="{}" stroke-width="{}"><title>{}</title></rect>'
-                   .format(cell, order, count, " ".join(map(str, listed)),
-                           x, y, _CELL_W - 2, _CELL_H, fill,
-                           "#e8590c" if count > 1 else "#1c4e80",
-                           2 if count > 1 else 1, _e(tip)))
+            tip = "<title>{}</title>".format(_e(
+                "storage[{}]: visited {} times, at {}{}".format(
+                    cell, count, ", ".join(map(str, listed)),
+                    ", \u2026" if count > len(listed) else "")))
+        rects.append('<rect class="tl-cell tl-visited" data-offset="{}" '
+                     'data-order="{}" data-count="{}" data-visits="{}" '
+                     'x="{}" y="{}" {} fill="{}" stroke="{}"{}>{}</rect>'
+                     .format(cell, order, count, " ".join(map(str, listed)),
+                             x, y, wh, fill,
+                             "#e8590c" if count > 1 else "#1c4e80",
+                             ' stroke-width="2"' if count > 1 else "", tip))
         label = str(order)
         size = min(11, int(50 / max(len(label), 1)))
-        out.append('<text class="tl-order" x="{}" y="{}" font-size="{}" '
-                   'fill="{}" text-anchor="middle">{}</text>'.format(
-                       x + (_CELL_W - 2) // 2, y + _CELL_H // 2 + 4, size,
-                       ink, label))
+        orders.append('<text class="tl-order" x="{}" y="{}"{} fill="{}">'
+                      '{}</text>'.format(
+                          x + (_CELL_W - 2) // 2, y + _CELL_H // 2 + 4,
+                          "" if size == 11 else ' font-size="{}"'.format(
+                              size), ink, label))
         if count > 1:
-            out.append('<text class="tl-count" x="{}" y="{}" font-size="7" '
-                       'fill="{}" text-anchor="end">{}</text>'.format(
-                           x + _CELL_W - 4, y + _CELL_H - 2, ink,
-                           _e("\u00d7{}{}".format(
-                               count, "+" if lay.truncated else ""))))
+            counts.append('<text class="tl-count" x="{}" y="{}" fill="{}">'
+                          '{}</text>'.format(
+                              x + _CELL_W - 4, y + _CELL_H - 2, ink,
+                              _e("\u00d7{}{}".format(
+                                  count, "+" if lay.truncated else ""))))
+    out.append('<g font-size="7" fill="#888" text-anchor="middle">{}</g>'
+               .format("".join(labels)))
+    out.append('<g fill="#f3f3f3" stroke="#c8c8c8">{}</g>'.format(
+        "".join(rects)))
+    out.append('<g font-size="11" text-anchor="middle">{}</g>'.format(
+        "".join(orders)))
+    if counts:
+        out.append('<g font-size="7" text-anchor="end">{}</g>'.format(
+            "".join(counts)))
     if after:
         y = y0 + nrows * _ROW_H + 10
         out.append('<text class="tl-more" x="{}" y="{}" font-size="10" '
