@@ -138,6 +138,11 @@ stats: dict[str, int] = tl.memory.memory_stats()
 report: str = tl.memory_summary()
 caps = c.__dlpack__()
 t3: Tensor = c.to(tl.float16).to("cpu").to(c)
+c[1] = [1.0, 2.0, 3.0]
+t4: Tensor = tl.from_dlpack(np.zeros(3)) + tl.frombuffer(bytearray(8), dtype=tl.uint8)
+t5: Tensor = tl.full(3, 1.0, dtype=float) + tl.zeros(2, dtype=np.float32)
+info: str = tl.explain(c) + tl.explain_reshape(c, (3, 2)) + str(tl.memory_report())
+st2: tl.cuda.Stream | None = None
 '''
 
 SAMPLE_BAD = '''

@@ -120,17 +120,25 @@ static PyObject *sanitizer_build(PyObject *m, PyObject *unused)
 }
 
 static PyMethodDef testing_methods[] = {
-    {"read_past_end", read_past_end, METH_O, NULL},
-    {"impl_refcount", impl_refcount, METH_O, NULL},
-    {"storage_refcount", storage_refcount, METH_O, NULL},
-    {"block_refcount", block_refcount, METH_O, NULL},
-    {"export_count", export_count, METH_O, NULL},
-    {"flags", flags, METH_O, NULL},
-    {"storage_nbytes", storage_nbytes, METH_O, NULL},
+    {"read_past_end", read_past_end, METH_O,
+     "read_past_end(tensor, /)\n--\n\nReads one element past the end "
+     "(the sanitizer build must report it)."},
+    {"impl_refcount", impl_refcount, METH_O,
+     "impl_refcount(tensor, /)\n--\n\n"},
+    {"storage_refcount", storage_refcount, METH_O,
+     "storage_refcount(tensor, /)\n--\n\n"},
+    {"block_refcount", block_refcount, METH_O,
+     "block_refcount(tensor, /)\n--\n\n"},
+    {"export_count", export_count, METH_O,
+     "export_count(tensor, /)\n--\n\n"},
+    {"flags", flags, METH_O, "flags(tensor, /)\n--\n\n"},
+    {"storage_nbytes", storage_nbytes, METH_O,
+     "storage_nbytes(tensor, /)\n--\n\n"},
     {"set_allow_metadata_change", set_allow_metadata_change, METH_VARARGS,
-     NULL},
-    {"flag_bits", flag_bits, METH_NOARGS, NULL},
-    {"sanitizer_build", sanitizer_build, METH_NOARGS, NULL},
+     "set_allow_metadata_change(tensor, allow, /)\n--\n\n"},
+    {"flag_bits", flag_bits, METH_NOARGS, "flag_bits()\n--\n\n"},
+    {"sanitizer_build", sanitizer_build, METH_NOARGS,
+     "sanitizer_build()\n--\n\n"},
     {NULL},
 };
 
