@@ -263,17 +263,16 @@ class _Layout:
 
     def _allocator_fact(self):
         t = self.t
-        kind = _kind_name(t.memory_kind)
         try:
-            name = _memory.allocator_for(str(t.device), t.memory_kind)
-        except (ValueError, RuntimeError) as e:
+            owner = t.untyped_storage().allocator
+        except RuntimeError as e:  # a reset workspace's tensor
             return "unknown ({})".format(e)
-        if self._fixed():
-            return ("not recorded for a fixed-size storage (the registry's "
-                    "allocator for ({}, {}) is {})".format(t.device, kind,
-                                                          name))
-        return "{} (the registry's allocator for ({}, {}))".format(
-            name, t.device, kind)
+        if owner is not None:
+            return owner
+        if t.memory_kind == MemoryKind.Workspace:
+            return "none: carved from a workspace arena"
+        return ("none: memory lent by another library (NumPy, DLPack, a "
+                "buffer) or carved from an ExecutionPlan's block")
 
     def _elements_fact(self):
         n = self.numel

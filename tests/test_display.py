@@ -250,7 +250,16 @@ def test_facts_of_special_tensors():
         tl.memory.allocator_for("cpu", tl.MemoryKind.HostPinned))
     f = facts_of(parse_html(tl.from_numpy(np.zeros(3))._repr_html_()))
     assert "fixed size" in f["storage"]
-    assert f["allocator"].startswith("not recorded")
+    assert f["allocator"].startswith("none: memory lent")
+    # The owner, not the current routing: a plan's buffers come from the
+    # one block the caching allocator made; a workspace tensor has none.
+    plan = tl.ExecutionPlan()
+    plan.add_buffer("a", (3,), tl.float32)
+    f = facts_of(parse_html(plan.prepare()["a"]._repr_html_()))
+    assert f["allocator"] == tl.memory.allocator_for("cpu", 0)
+    with tl.workspace(4096) as ws:
+        f = facts_of(parse_html(ws.zeros(3)._repr_html_()))
+    assert f["allocator"] == "none: carved from a workspace arena"
     t = tl.zeros(3)
     t.add_(1)
     f = facts_of(parse_html(t._repr_html_()))

@@ -660,3 +660,18 @@ def test_memory_kind_refuses_bools(bad):
     # bool is an int subclass; True would silently mean Persistent.
     with pytest.raises(TypeError, match="bool"):
         tl.empty(2, memory_kind=bad)
+
+
+def test_storage_allocator_names_the_owner_across_a_reroute():
+    t = tl.zeros(8, memory_kind=tl.MemoryKind.Persistent)
+    before = tl.memory.allocator_for("cpu", tl.MemoryKind.Persistent)
+    assert t.untyped_storage().allocator == before
+    other = "cpu_aligned" if before != "cpu_aligned" else "cpu_caching"
+    tl.memory.set_allocator(tl.MemoryKind.Persistent, other)
+    try:
+        u = tl.zeros(8, memory_kind=tl.MemoryKind.Persistent)
+        assert u.untyped_storage().allocator == other
+        assert t.untyped_storage().allocator == before  # the owner stays
+    finally:
+        tl.memory.reset_allocator(tl.MemoryKind.Persistent)
+    assert tl.from_numpy(np.zeros(2)).untyped_storage().allocator is None

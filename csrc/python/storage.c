@@ -129,7 +129,23 @@ static PyMethodDef storage_methods[] = {
     {NULL},
 };
 
+/* The name of the allocator that made this memory and takes it back, or
+ * None for memory it does not own (borrowed from NumPy/DLPack/a buffer,
+ * or carved from a workspace arena).  Blocks keep their owner across
+ * registry changes, so this is the truth, not the current routing. */
+static PyObject *st_get_allocator(PyObject *self, void *closure)
+{
+    (void)closure;
+    const tl_allocator *a = tl_block_owner(tl_storage_block(STORAGE(self)));
+    if (!a || !a->name) {
+        Py_RETURN_NONE;
+    }
+    return PyUnicode_FromString(a->name);
+}
+
 static PyGetSetDef storage_getset[] = {
+    {"allocator", st_get_allocator, NULL,
+     "Name of the allocator that owns this memory (None: not owned).", NULL},
     {"device", st_get_device, NULL, NULL, NULL},
     {"memory_kind", st_get_memory_kind, NULL, NULL, NULL},
     {NULL},
@@ -219,7 +235,10 @@ static PyObject *t_set_(PyObject *self, PyObject *const *args,
         }
         if (a[1] || a[2] || a[3]) {
             PyErr_SetString(PyExc_TypeError,
-                            "set_(tensor) takes no offset, size or stride");
+                            "set_(tensor) takes no offset, size or stride; "
+                            "to view its storage with them, use "
+                            "set_(tensor.untyped_storage(), offset, size, "
+                            "stride)");
             return NULL;
         }
         if (tl_tensor_set_(t, src->storage, src->storage_offset, src->ndim,
