@@ -110,6 +110,8 @@ def test_index_out_of_range(t):
     has_all(message(IndexError, lambda: t[tl.tensor([0, 9])]), "index 9",
             "size 2")
     has_all(message(IndexError, lambda: t[0, 0, 0]), "dimension 2", "got 3")
+    has_all(message(IndexError, lambda: t[(0,) * 80]), "80 entries",
+            "dimension 2")
 
 
 def test_bad_index_type(t):
@@ -206,6 +208,13 @@ def test_out_of_the_wrong_shape_or_dtype(t):
     msg = message(TypeError,
                   lambda: tl.add(t, 1, out=tl.empty(2, 3, dtype=tl.int32)))
     has_all(msg, "Float", "Int")
+
+
+def test_set_with_a_tensor_and_geometry(t):
+    msg = message(TypeError, lambda: t.set_(tl.zeros(6), 0, (6,), (1,)))
+    has_all(msg, "no offset, size or stride", "untyped_storage()")
+    msg = message(TypeError, lambda: t.set_(tl.zeros(6, dtype=tl.int64)))
+    has_all(msg, "float32", "int64")
 
 
 def test_in_place_broadcast_and_cast():

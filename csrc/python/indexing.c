@@ -100,7 +100,8 @@ static int parse_key(tl_mstate *st, tl_tensor_impl *self, PyObject *key,
         n = PyTuple_GET_SIZE(key);
     }
     if (n > TL_MAX_DIMS + 8) {
-        PyErr_SetString(PyExc_IndexError, "too many indices");
+        PyErr_Format(PyExc_IndexError, "too many indices: a key of %zd "
+                     "entries for a tensor of dimension %d", n, self->ndim);
         return -1;
     }
     bool any_adv = false;
@@ -251,7 +252,8 @@ static int add_scalar_mask(tl_mstate *st, applied_key *a, int d, bool value)
 {
     int64_t n = value ? 1 : 0;
     if (a->nadv >= TL_MAX_DIMS) {
-        PyErr_SetString(PyExc_IndexError, "too many indices");
+        PyErr_Format(PyExc_IndexError, "too many indices: more than %d "
+                     "advanced (tensor, list or bool) indices", TL_MAX_DIMS);
         return -1;
     }
     tl_tensor_impl *ix = tl_tensor_empty(1, &n, TL_DTYPE_INT64,
@@ -368,7 +370,9 @@ static int apply_key(tl_mstate *st, tl_tensor_impl *self, parsed_key *k,
             break;
         case K_ADV:
             if (a->nadv >= TL_MAX_DIMS) {
-                PyErr_SetString(PyExc_IndexError, "too many indices");
+                PyErr_Format(PyExc_IndexError, "too many indices: more than "
+                             "%d advanced (tensor, list or bool) indices",
+                             TL_MAX_DIMS);
                 goto fail;
             }
             a->dims[a->nadv] = d;
