@@ -420,3 +420,45 @@ if given is not None:
 def test_rtol_table_covers_floats():
     assert set(RTOL) == set(FLOATS) | set(COMPLEX)
     assert set(INTS) <= set(ALL)
+
+
+if given is not None:
+    _out_dtypes = st.sampled_from(ALL)
+
+    @given(data=st.data(), op=st.sampled_from(["add", "sub", "mul", "div",
+                                               "maximum", "lt", "eq",
+                                               "bitwise_or", "remainder",
+                                               "logical_xor"]),
+           da=_dtypes, db=_dtypes, do=_out_dtypes)
+    def test_hypothesis_out_dtype_and_layout(data, op, da, db, do):
+        """out= of any castable dtype and any layout (transposed, stepped,
+        flipped): the result computed in the promoted dtype, cast once on
+        write; an uncastable out is a TypeError with out untouched."""
+        shapes = data.draw(hnp.mutually_broadcastable_shapes(
+            num_shapes=2, min_dims=1, max_dims=3, min_side=1, max_side=4))
+        sa, sb = shapes.input_shapes
+        full = shapes.result_shape
+        rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+        kb = "nonzero" if op in ("div", "remainder") else "small"
+        x = random_values(sa, da, rng, "small")
+        y = random_values(sb, db, rng, kb)
+        a = view_as(x, da, data.draw(st.sampled_from(LAYOUTS)))
+        b = view_as(y, db, data.draw(st.sampled_from(LAYOUTS)))
+        r = tl.result_type(a, b)
+        if not supported(op, r, da, db):
+            return
+        rd = result_dtype(op, r)
+        init = random_values(full, do, rng, "small")
+        out = view_as(init, do, data.draw(st.sampled_from(LAYOUTS)))
+        if not tl.can_cast(rd, do):
+            with pytest.raises(TypeError):
+                call(op, a, b, out=out)
+            check(out, as_dtype(init, do), do)
+            return
+        got = call(op, a, b, out=out)
+        assert got is out
+        want = oracle(op, np.broadcast_to(x, full), np.broadcast_to(y, full),
+                      r)
+        want = as_dtype(want, do)
+        exact = op != "remainder" and not (is_complex(rd) and op == "div")
+        check(out, want, do, exact=exact, what=f"{op} {da} {db} -> {do}")

@@ -483,3 +483,21 @@ def test_clone_every_dtype_every_layout(dt):
         for c in (t.clone(), t.contiguous(), tl.clone(t)):
             check(c, as_dtype(x, dt), dt, what=f"clone {layout}")
         assert t.contiguous().is_contiguous()
+
+
+def test_copy_big_every_pair_blocked_paths():
+    """Every dtype pair above the grain size: transposed, flipped and
+    stepped sources into contiguous and transposed destinations (the
+    cache-blocked transposed copy and the threaded converting loops)."""
+    rng = rng_for("bigcopy")
+    for src, dst in itertools.product(ALL, ALL):
+        x = random_values((130, 257), src, rng, "normal")
+        if is_float(src) or is_complex(src):
+            x = as_dtype(x * 1000, src)
+        want = as_dtype(x, dst)
+        for layout in ("transposed", "flipped", "stepped"):
+            t = view_as(x, src, layout)
+            for d in (tl.empty((130, 257), dtype=dst),
+                      tl.empty((257, 130), dtype=dst).T):
+                d.copy_(t)
+                check(d, want, dst, what=f"{src}->{dst} {layout}")

@@ -609,3 +609,46 @@ def test_random_ops_values_with_threads_and_layouts(restore_threads):
         a = view_as(x, tl.int32, "transposed")
         b = view_as(np.ascontiguousarray(y[::-1]), tl.int32, "flipped")
         check((a ^ b) + a * 3, want, tl.int32)
+
+
+@pytest.mark.parametrize("dt,alpha,ok_add,ok_sub", [
+    (tl.int8, 127, True, True), (tl.int8, 300, False, False),
+    (tl.int8, -129, False, False), (tl.int8, 128, False, True),
+    (tl.int8, -128, True, False), (tl.uint8, -1, True, True),
+    (tl.uint8, -255, True, True), (tl.uint8, -256, False, False),
+    (tl.uint8, 256, False, False), (tl.int64, 2 ** 63 - 1, True, True),
+    (tl.int64, 2 ** 63, False, True), (tl.float32, 1e40, False, False),
+    (tl.float32, float("inf"), True, True),
+    (tl.float16, 65504.0, True, True), (tl.float16, 65519.0, False, False),
+    (tl.float16, 1e5, False, False), (tl.bfloat16, 3.3e38, True, True),
+    (tl.bfloat16, 3.4e38, False, False), (tl.float64, 1e300, True, True),
+    (tl.complex64, 1e39j, False, False), (tl.complex128, 1e39j, True, True)],
+    ids=str)
+def test_alpha_must_fit_the_compute_dtype(torch, dt, alpha, ok_add, ok_sub):
+    """alpha is converted to the result dtype with PyTorch's overflow
+    check (sub converts -alpha); an unsigned dtype also takes negatives
+    down to -max (they wrap).  A refused alpha is an OverflowError and
+    writes nothing."""
+    name = str(dt).split(".")[-1]
+    a = tl.ones(3, dtype=dt)
+    ta = torch.ones(3, dtype=getattr(torch, name))
+    for op, ok in (("add", ok_add), ("sub", ok_sub)):
+        try:
+            getattr(torch, op)(ta, ta, alpha=alpha)
+            torch_ok = True
+        except RuntimeError:
+            torch_ok = False
+        assert torch_ok == ok, (op, dt, alpha)
+        if ok:
+            getattr(tl, op)(a, a, alpha=alpha)
+        else:
+            with pytest.raises(OverflowError):
+                getattr(tl, op)(a, a, alpha=alpha)
+            with pytest.raises(OverflowError):
+                getattr(a, op + "_")(a, alpha=alpha)
+            assert a._version == 0
+            assert to_np(a).tolist() == [1, 1, 1]
+    if ok_add and dt == tl.uint8:
+        # uint8 a + alpha * b wraps: 1 + (-1) = 0.
+        assert to_np(tl.add(a, a, alpha=alpha)).tolist() == [
+            (1 + alpha) % 256] * 3

@@ -347,3 +347,42 @@ def test_big_unary_threaded():
                                                     "transposed")):
             check(getattr(tl, op)(t), oracle(op, xs, tl.float32),
                   tl.float32, what=op, **tolerance(op, tl.float32))
+
+
+try:
+    from hypothesis import given, strategies as st
+    from hypothesis.extra import numpy as hnp
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    given = None
+
+if given is not None:
+    @given(data=st.data(), op=st.sampled_from(list(OPS)),
+           dt=st.sampled_from(ALL), odt=st.sampled_from(ALL))
+    def test_hypothesis_unary_layouts_and_out(data, op, dt, odt):
+        """Random shapes and layouts; out= of any dtype the result can be
+        cast to (else TypeError, out untouched)."""
+        if not supported(op, dt):
+            return
+        shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4,
+                                           min_side=0, max_side=4))
+        rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+        x = domain_values(shape, dt, OPS[op][2], rng)
+        t = view_as(x, dt, data.draw(st.sampled_from(LAYOUTS)))
+        rd = result_dtype(op, dt)
+        want = oracle(op, x, dt)
+        check(getattr(tl, op)(t), want, rd, **tolerance(op, rd, dt))
+        init = random_values(shape, odt, rng, "small")
+        out = view_as(init, odt, data.draw(st.sampled_from(LAYOUTS)))
+        if not tl.can_cast(rd, odt):
+            with pytest.raises(TypeError):
+                getattr(tl, op)(t, out=out)
+            check(out, as_dtype(init, odt), odt)
+            return
+        assert getattr(tl, op)(t, out=out) is out
+        tol = tolerance(op, rd, dt)
+        if odt in (tl.float16, tl.bfloat16) and rd != odt:
+            tol = dict(exact=False)  # a second rounding of an inexact value
+        if is_int(odt) or odt == tl.bool:
+            tol = dict(exact=True)
+        check(out, as_dtype(want, odt), odt, what=f"{op} {dt} -> {odt}",
+              **tol)

@@ -3,7 +3,10 @@
  * integer divisors and exponents first), builds a TensorIterator on the
  * stack, and runs the kernel from the tables in kernels_*.c.  Results come
  * from the iterator (tl_tensor_empty*); no data malloc here. */
+#include <float.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "device_impl.h"
@@ -382,6 +385,92 @@ static int check_alpha(const tl_scalar *alpha, int dt)
     return 0;
 }
 
+/* alpha must survive its conversion to the compute dtype dt, as
+ * PyTorch's checked conversion (c10::overflows) does: an integer must fit
+ * (an unsigned type also takes negatives down to -max, which wrap: uint8
+ * alpha=-1 is allowed); a finite float must not exceed the type's largest
+ * finite value (float16: 65504; inf passes).  sub is add with -alpha, so
+ * -alpha is judged (int8 sub alpha=128 is fine, alpha=-128 is not).
+ * Without this, int8 alpha=300 silently became 44 and float32 alpha=1e40
+ * became inf. */
+static int check_alpha_fits(const tl_scalar *alpha, int dt, bool negate)
+{
+    const int k = kind_of(dt);
+    bool ok = true;
+    if ((k == TL_KIND_INT || k == TL_KIND_UINT) &&
+        alpha->kind != TL_KIND_FLOAT && alpha->kind != TL_KIND_COMPLEX) {
+        /* |alpha| and its sign, without overflowing on INT64_MIN. */
+        bool neg = false;
+        uint64_t mag;
+        if (alpha->kind == TL_KIND_UINT) {
+            mag = alpha->v.u;
+        } else {
+            neg = alpha->v.i < 0;
+            mag = neg ? (uint64_t)0 - (uint64_t)alpha->v.i
+                      : (uint64_t)alpha->v.i;
+        }
+        if (negate && mag != 0) {
+            neg = !neg;
+        }
+        const int bits = (int)tl_dtype_table[dt].itemsize * 8;
+        if (k == TL_KIND_INT) {
+            const uint64_t max = (UINT64_C(1) << (bits - 1)) - 1;
+            ok = neg ? mag <= max + 1 : mag <= max;
+        } else {
+            const uint64_t max = bits == 64 ? UINT64_MAX
+                                            : (UINT64_C(1) << bits) - 1;
+            ok = mag <= max;
+        }
+    } else if (k == TL_KIND_FLOAT || k == TL_KIND_COMPLEX) {
+        double max = DBL_MAX;
+        switch (dt) {
+        case TL_DTYPE_FLOAT16: max = 65504.0; break;
+        case TL_DTYPE_BFLOAT16: max = 0x1.fep127; break;
+        case TL_DTYPE_FLOAT32:
+        case TL_DTYPE_COMPLEX64: max = FLT_MAX; break;
+        default: break;
+        }
+        double parts[2] = {0, 0};
+        if (alpha->kind == TL_KIND_FLOAT) {
+            parts[0] = alpha->v.f;
+        } else if (alpha->kind == TL_KIND_COMPLEX) {
+            parts[0] = alpha->v.c[0];
+            parts[1] = alpha->v.c[1];
+        } else if (alpha->kind == TL_KIND_UINT) {
+            parts[0] = (double)alpha->v.u;
+        } else {
+            parts[0] = (double)alpha->v.i;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (isfinite(parts[i]) && fabs(parts[i]) > max) {
+                ok = false;
+            }
+        }
+    }
+    if (!ok) {
+        char buf[64];
+        switch (alpha->kind) {
+        case TL_KIND_UINT:
+            snprintf(buf, sizeof buf, "%" PRIu64, alpha->v.u);
+            break;
+        case TL_KIND_FLOAT:
+            snprintf(buf, sizeof buf, "%g", alpha->v.f);
+            break;
+        case TL_KIND_COMPLEX:
+            snprintf(buf, sizeof buf, "(%g%+gj)", alpha->v.c[0],
+                     alpha->v.c[1]);
+            break;
+        default:
+            snprintf(buf, sizeof buf, "%" PRId64, alpha->v.i);
+            break;
+        }
+        return tl_error(TL_ERR_OVERFLOW,
+                        "alpha cannot be converted to type %s without "
+                        "overflow: %s", dname(dt), buf);
+    }
+    return 0;
+}
+
 tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
                              tl_tensor_impl *b, const tl_scalar *alpha)
 {
@@ -402,7 +491,8 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     tl_kernel_ctx kctx;
     memset(&kctx, 0, sizeof kctx);
     if (alpha && (op == TL_BINARY_ADD || op == TL_BINARY_SUB)) {
-        if (check_alpha(alpha, compute) < 0) {
+        if (check_alpha(alpha, compute) < 0 ||
+            check_alpha_fits(alpha, compute, op == TL_BINARY_SUB) < 0) {
             return NULL;
         }
         unsigned char one[16] = {0};
