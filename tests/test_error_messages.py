@@ -210,6 +210,15 @@ def test_out_of_the_wrong_shape_or_dtype(t):
     has_all(msg, "Float", "Int")
 
 
+def test_write_into_self_overlapping_tensor():
+    e = tl.zeros(3).expand(2, 3)
+    for fn in (lambda: e.add_(1), lambda: e.__setitem__(tl.tensor([0]), 1.0),
+               lambda: tl.add(e, 1, out=e)):
+        msg = message(tl.ShapeError, fn)
+        has_all(msg, "[2, 3]", "[0, 1]", "single memory location",
+                "clone()")
+
+
 def test_set_with_a_tensor_and_geometry(t):
     msg = message(TypeError, lambda: t.set_(tl.zeros(6), 0, (6,), (1,)))
     has_all(msg, "no offset, size or stride", "untyped_storage()")
