@@ -89,6 +89,9 @@ def test_stub_files_ship():
     assert '"py.typed"' in pyproject and '"*.pyi"' in pyproject
 
 
+# The mypy runs take seconds and check no memory behaviour: "slow" keeps
+# them out of the sanitizer run.
+@pytest.mark.slow
 def test_stubtest():
     _need_mypy()
     script = ROOT / ".ci" / "stubtest.sh"
@@ -168,12 +171,14 @@ def _run_mypy(tmp_path, source):
         timeout=600)
 
 
+@pytest.mark.slow
 def test_mypy_accepts_user_code(tmp_path):
     _need_mypy()
     r = _run_mypy(tmp_path, SAMPLE_OK)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_mypy_rejects_wrong_code(tmp_path):
     _need_mypy()
     r = _run_mypy(tmp_path, SAMPLE_BAD)
