@@ -385,15 +385,17 @@ static int check_alpha(const tl_scalar *alpha, int dt)
     return 0;
 }
 
-/* alpha must survive its conversion to the compute dtype dt, as
- * PyTorch's checked conversion (c10::overflows) does: an integer must fit
- * (an unsigned type also takes negatives down to -max, which wrap: uint8
- * alpha=-1 is allowed); a finite float must not exceed the type's largest
- * finite value (float16: 65504; inf passes).  sub is add with -alpha, so
- * -alpha is judged (int8 sub alpha=128 is fine, alpha=-128 is not).
- * Without this, int8 alpha=300 silently became 44 and float32 alpha=1e40
- * became inf. */
-static int check_alpha_fits(const tl_scalar *alpha, int dt, bool negate)
+/* A Python scalar (alpha of add/sub, a bound of clamp) must survive its
+ * conversion to the compute dtype dt, as PyTorch's checked conversion
+ * (c10::overflows) does: an integer must fit (an unsigned type also takes
+ * negatives down to -max, which wrap: uint8 alpha=-1 is allowed); a
+ * finite float must not exceed the type's largest finite value (float16:
+ * 65504; inf passes).  sub is add with -alpha, so -alpha is judged (int8
+ * sub alpha=128 is fine, alpha=-128 is not).  Without this, int8
+ * alpha=300 silently became 44, float32 alpha=1e40 became inf and int8
+ * clamp(max=300) clamped at 44.  `what` names the argument. */
+static int check_scalar_fits(const tl_scalar *alpha, int dt, bool negate,
+                             const char *what)
 {
     const int k = kind_of(dt);
     bool ok = true;
@@ -465,8 +467,8 @@ static int check_alpha_fits(const tl_scalar *alpha, int dt, bool negate)
             break;
         }
         return tl_error(TL_ERR_OVERFLOW,
-                        "alpha cannot be converted to type %s without "
-                        "overflow: %s", dname(dt), buf);
+                        "%s cannot be converted to type %s without "
+                        "overflow: %s", what, dname(dt), buf);
     }
     return 0;
 }
@@ -492,7 +494,8 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     memset(&kctx, 0, sizeof kctx);
     if (alpha && (op == TL_BINARY_ADD || op == TL_BINARY_SUB)) {
         if (check_alpha(alpha, compute) < 0 ||
-            check_alpha_fits(alpha, compute, op == TL_BINARY_SUB) < 0) {
+            check_scalar_fits(alpha, compute, op == TL_BINARY_SUB,
+                              "alpha") < 0) {
             return NULL;
         }
         unsigned char one[16] = {0};
@@ -776,6 +779,17 @@ tl_tensor_impl *tl_op_clamp(tl_tensor_impl *out, tl_tensor_impl *a,
     if (kind_of(result) == TL_KIND_COMPLEX) {
         tl_error(TL_ERR_TYPE, "clamp is not supported for complex types");
         return NULL;
+    }
+    /* Python-scalar bounds are converted with PyTorch's overflow check
+     * (clamp(int8, max=300) is refused, not clamped at 300 - 256). */
+    for (int i = 1; i < 3; i++) {
+        tl_scalar sv;
+        if (all[i] && (all[i]->flags & TL_FLAG_WRAPPED_NUMBER) &&
+            (tl_tensor_item(all[i], &sv) < 0 ||
+             check_scalar_fits(&sv, result, false,
+                               i == 1 ? "min" : "max") < 0)) {
+            return NULL;
+        }
     }
     const int kdt = kernel_dtype(result);
     tl_iter_loop2d kernel;
