@@ -796,6 +796,7 @@ static int build_same_shape(tl_iter *it, const tl_iter_config *c)
     const int nt = it->ntensors, no = it->noutputs;
     const tl_tensor_impl *ref = NULL;
     bool rw[TL_ITER_MAX_OPERANDS];
+    bool input_shaped = false;
     int rc;
     for (int k = 0; k < nt; k++) {
         const tl_tensor_impl *t = it->ops[k].tensor;
@@ -816,8 +817,13 @@ static int build_same_shape(tl_iter *it, const tl_iter_config *c)
         } else if (!sizes_equal(t, ref->ndim, ref->sizes)) {
             return 0;
         }
+        input_shaped |= k >= no;
     }
-    if (!ref) {
+    /* The inputs decide the shape: with only 0-dim inputs an out= of its
+     * own shape must not become the reference (the general build resizes
+     * an empty one to () and refuses any other).  Without inputs (fill_)
+     * the output is the shape. */
+    if (!ref || (!input_shaped && nt > no)) {
         return 0;
     }
     for (int k = 0; k < no; k++) {

@@ -19,7 +19,11 @@
  * and runs tasks itself too.  Tasks are claimed with an atomic counter.  A
  * worker joining a job counts itself in `active` under mu and reads the
  * job there, so it never mixes two jobs; the caller returns once every
- * task is done and no worker is still inside the job.  Workers with an id
+ * task is done and no worker is still inside the job.  A worker may wake
+ * only after the job it was woken for is over: `open` (cleared under mu
+ * before the caller waits) keeps it from joining then, or it would claim
+ * task numbers from the next job's counter with this job's task and ctx
+ * (a ctx on a returned caller's stack).  Workers with an id
  * at or above the job's `want` sit it out, so tl_set_num_threads can lower
  * the count without stopping threads.
  *
@@ -41,6 +45,7 @@ static struct {
     void *ctx;
     int64_t ntasks;
     int want; /* workers 0 .. want-1 take part in this job */
+    bool open; /* the job may still be joined (Note [Thread pool]) */
     int active;
     atomic_llong next;
     atomic_llong pending;
@@ -137,6 +142,7 @@ static void fork_child(void)
     pool.nworkers = 0;
     pool.cap = 0;
     pool.active = 0;
+    pool.open = false;
     atomic_store(&pool.pending, 0);
     pthread_cond_init(&pool.work_cv, NULL);
     pthread_cond_init(&pool.done_cv, NULL);
@@ -177,8 +183,8 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&pool.work_cv, &pool.mu);
         }
         seen = pool.generation;
-        if (id >= pool.want) {
-            continue;
+        if (!pool.open || id >= pool.want) {
+            continue; /* woken too late for a finished job, or not wanted */
         }
         void (*task)(void *, int64_t) = pool.task;
         void *ctx = pool.ctx;
@@ -247,6 +253,7 @@ static bool pool_run(int nthreads, int64_t ntasks,
     pool.want = nthreads - 1 < workers ? nthreads - 1 : workers;
     atomic_store(&pool.next, 0);
     atomic_store(&pool.pending, ntasks);
+    pool.open = true;
     pool.generation++;
     pthread_cond_broadcast(&pool.work_cv);
     pthread_mutex_unlock(&pool.mu);
@@ -256,6 +263,7 @@ static bool pool_run(int nthreads, int64_t ntasks,
     in_region = 0;
 
     pthread_mutex_lock(&pool.mu);
+    pool.open = false; /* every task is claimed: no one may join late */
     while (atomic_load(&pool.pending) > 0 || pool.active > 0) {
         pthread_cond_wait(&pool.done_cv, &pool.mu);
     }
