@@ -82,13 +82,13 @@ def round_bf16(x):
             big = np.abs(out) >= 2.0 ** 128
             out[big & finite] = np.copysign(np.inf, out[big & finite])
             return out.astype(np.float32)
-    x = np.ascontiguousarray(x, dtype=np.float32)
+    shape = x.shape
+    x = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
     u = x.view(np.uint32).astype(np.uint64)
     r = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
     out = r.view(np.float32).copy()
-    nan = np.isnan(x)
-    out[nan] = np.nan
-    return out
+    out[np.isnan(x)] = np.nan
+    return out.reshape(shape)
 
 
 def as_dtype(x, d):

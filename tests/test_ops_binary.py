@@ -462,3 +462,71 @@ if given is not None:
         want = as_dtype(want, do)
         exact = op != "remainder" and not (is_complex(rd) and op == "div")
         check(out, want, do, exact=exact, what=f"{op} {da} {db} -> {do}")
+
+
+@pytest.mark.parametrize("half", [tl.float16, tl.bfloat16],
+                         ids=["float16", "bfloat16"])
+def test_half_compute_rounds_inputs_and_wider_out(half, torch):
+    """float16/bfloat16 ops compute in float32, but the inputs are first
+    cast to the half dtype (an int64 2049 is 2048 in float16; 257 is 256
+    in bfloat16) and the result is rounded to it even when out= is wider
+    -- the values NumPy gives on inputs cast to the result dtype, and
+    PyTorch's."""
+    tname = str(half).split(".")[-1]
+    th = getattr(torch, tname)
+    big = [2049, 4097, 257, -2051, 3]
+    ints = tl.tensor(big)
+    h = tl.tensor([0.5, 0.25, 0.5, 0.5, 0.5]).to(half)
+    tints, th_h = torch.tensor(big), torch.tensor(
+        [0.5, 0.25, 0.5, 0.5, 0.5]).to(th)
+    for op in ("add", "sub", "mul", "div", "maximum", "eq", "gt"):
+        got = getattr(tl, op)(ints, h)
+        want = getattr(torch, op)(tints, th_h)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(
+            ".")[-1]
+        np.testing.assert_array_equal(to_np(got.float() if got.dtype != tl.bool
+                                            else got),
+                                      want.float().numpy() if
+                                      want.dtype != torch.bool else
+                                      want.numpy(), err_msg=op)
+        # The same with the half operand 0-dim (lower priority, same
+        # category rule: the result is still the half dtype).
+        got0 = getattr(tl, op)(ints, h[0])
+        want0 = getattr(torch, op)(tints, th_h[0])
+        np.testing.assert_array_equal(
+            to_np(got0.float() if got0.dtype != tl.bool else got0),
+            want0.float().numpy() if want0.dtype != torch.bool
+            else want0.numpy(), err_msg=op + " 0-dim")
+    # A wider out= receives the half-rounded result: the half result
+    # widened exactly (and PyTorch's, where it takes such an out=).
+    x = tl.tensor([3.0, 1.1, 7.7]).to(half)
+    tx = torch.tensor([3.0, 1.1, 7.7]).to(th)
+    d = tl.tensor([1.3]).to(half)
+    td = torch.tensor([1.3]).to(th)
+    cases = [
+        ("div", lambda o=None: tl.div(x, d, out=o),
+         lambda o: torch.div(tx, td, out=o)),
+        ("exp", lambda o=None: tl.exp(x, out=o),
+         lambda o: torch.exp(tx, out=o)),
+        ("sigmoid", lambda o=None: tl.sigmoid(x, out=o),
+         lambda o: torch.sigmoid(tx, out=o)),
+        ("clamp", lambda o=None: tl.clamp(x * 1.01, 0.5, 5, out=o),
+         lambda o: torch.clamp(tx * 1.01, 0.5, 5, out=o)),
+        ("int_mul", lambda o=None: tl.mul(ints, h, out=o),
+         lambda o: torch.mul(tints, th_h, out=o))]
+    for odt in (tl.float32, tl.float64, tl.complex64):
+        todt = getattr(torch, str(odt).split(".")[-1])
+        for name, f, tf in cases:
+            plain = f()
+            assert plain.dtype == half
+            o = tl.empty(tuple(plain.shape), dtype=odt)
+            assert f(o) is o
+            np.testing.assert_array_equal(to_np(o), to_np(plain.to(odt)),
+                                          err_msg=f"{name} -> {odt}")
+            to = torch.empty(tuple(plain.shape), dtype=todt)
+            try:
+                tf(to)
+            except RuntimeError:
+                continue  # PyTorch wants out's dtype to match here
+            np.testing.assert_array_equal(to_np(o), to.numpy(),
+                                          err_msg=f"{name} -> {odt} torch")

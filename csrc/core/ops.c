@@ -228,9 +228,72 @@ static int64_t broadcast_numel(int n, tl_tensor_impl *const *ts)
 static tl_tensor_impl *run_op(tl_iter_config *c, tl_iter_loop2d kernel,
                               void *ctx, int compute, int kdt,
                               const bool *keep_dtype, int dev_kind,
+                              int dev_op, const void *dev_value);
+
+/* Note [Rounding through float16]
+ * float16/bfloat16 ops run float32 kernels (kdt): an operand read as the
+ * compute dtype is retargeted to float32.  That is exact only for memory
+ * that already holds compute-dtype values (and for the output, whose
+ * float32 result is then rounded once on write).  An int16/int32/int64
+ * input must first round to the compute dtype (int64 2049 + float16 0.5
+ * is 2048 + 0.5 = 2048 in PyTorch and NumPy, not 2049.5 -> 2050), and a
+ * wider out= (float32, float64, complex) must receive the float16-rounded
+ * result, not the float32 one.  The iterator converts once, so such
+ * operands take this slower path: inputs are converted to the compute
+ * dtype first, the result goes to a compute-dtype temporary, and that is
+ * copied (cast) into out.  The first build has already validated
+ * everything (shapes, casts, writability, overlap), so only allocation
+ * can fail from here. */
+static tl_tensor_impl *run_op_rounded(const tl_iter_config *c,
+                                      const bool *convert,
+                                      tl_iter_loop2d kernel, void *ctx,
+                                      int compute, int kdt,
+                                      const bool *keep_dtype, int dev_kind,
+                                      int dev_op, const void *dev_value)
+{
+    tl_iter_config c2 = *c;
+    tl_tensor_impl *tmp[TL_ITER_MAX_OPERANDS] = {NULL};
+    tl_tensor_impl *res = NULL, *out = NULL;
+    const int nt = c->noutputs + c->ninputs;
+    for (int k = c->noutputs; k < nt; k++) {
+        if (convert[k]) {
+            tmp[k] = tl_op_to_dtype(c->operands[k], (tl_dtype)compute, false);
+            if (!tmp[k]) {
+                goto cleanup;
+            }
+            c2.operands[k] = tmp[k];
+        }
+    }
+    if (convert[0]) {
+        out = c->operands[0];
+        c2.operands[0] = NULL; /* a compute-dtype temporary */
+    }
+    res = run_op(&c2, kernel, ctx, compute, kdt, keep_dtype, dev_kind,
+                 dev_op, dev_value);
+    if (res && out) {
+        int rc = tl_op_copy_(out, res);
+        tl_tensor_decref(res);
+        res = NULL;
+        if (rc == 0) {
+            tl_tensor_incref(out);
+            res = out;
+        }
+    }
+cleanup:
+    for (int k = 0; k < nt; k++) {
+        tl_tensor_decref(tmp[k]);
+    }
+    return res;
+}
+
+static tl_tensor_impl *run_op(tl_iter_config *c, tl_iter_loop2d kernel,
+                              void *ctx, int compute, int kdt,
+                              const bool *keep_dtype, int dev_kind,
                               int dev_op, const void *dev_value)
 {
     tl_iter it;
+    bool convert[TL_ITER_MAX_OPERANDS] = {false};
+    bool rounded = false;
     c->device_kernels = true;
     if (tl_iter_build(&it, c) < 0) {
         return NULL;
@@ -240,8 +303,20 @@ static tl_tensor_impl *run_op(tl_iter_config *c, tl_iter_loop2d kernel,
             tl_iter_set_target_dtype(&it, k,
                                      (tl_dtype)it.ops[k].original->dtype);
         } else if (it.ops[k].target_dtype == compute && kdt != compute) {
+            /* Note [Rounding through float16]: only the single output
+             * (every caller here has one) or an input may need it. */
+            if (it.ops[k].dtype != compute &&
+                it.device.type == TL_DEVICE_CPU &&
+                (k >= it.noutputs || k == 0)) {
+                convert[k] = rounded = true;
+            }
             tl_iter_set_target_dtype(&it, k, (tl_dtype)kdt);
         }
+    }
+    if (rounded) {
+        tl_iter_release(&it);
+        return run_op_rounded(c, convert, kernel, ctx, compute, kdt,
+                              keep_dtype, dev_kind, dev_op, dev_value);
     }
     if (it.device.type != TL_DEVICE_CPU) {
         if (tl_device_run(&it, dev_kind, dev_op, dev_value) < 0) {
