@@ -386,3 +386,35 @@ if given is not None:
             tol = dict(exact=True)
         check(out, as_dtype(want, odt), odt, what=f"{op} {dt} -> {odt}",
               **tol)
+
+
+@pytest.mark.parametrize("op", ["exp", "log", "log2", "log10", "sigmoid",
+                                "sqrt", "rsqrt", "reciprocal"])
+def test_float32_within_one_ulp_of_correctly_rounded(op):
+    """ops.h: float32 exp/log/log2/log10 are computed in double and
+    rounded once -- within 1 ulp of the correctly rounded result (here the
+    float64 result); sqrt and reciprocal are IEEE operations.  sigmoid
+    (only its exp in double, then a float32 division) and rsqrt (1/sqrtf:
+    two roundings) get 3 ulp."""
+    rng = rng_for("ulp", op)
+    if op in ("exp", "sigmoid"):
+        x = rng.uniform(-87, 88, 20000)
+    else:
+        x = np.exp(rng.uniform(-80, 80, 20000))
+    x = x.astype(np.float32)
+    f64 = {"exp": np.exp, "log": np.log, "log2": np.log2,
+           "log10": np.log10, "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+           "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v),
+           "reciprocal": lambda v: 1 / v}[op]
+    with np.errstate(all="ignore"):
+        ref = f64(x.astype(np.float64))
+    got = to_np(getattr(tl, op)(tl.tensor(x))).astype(np.float64)
+    ok = np.isfinite(ref) & (np.abs(ref) > np.finfo(np.float32).tiny) & \
+        (np.abs(ref) < np.finfo(np.float32).max)
+    spacing = np.spacing(np.abs(ref[ok].astype(np.float32))).astype(
+        np.float64)
+    err = np.abs(got[ok] - ref[ok]) / spacing
+    bound = 3.0 if op in ("sigmoid", "rsqrt") else 1.0
+    assert err.max() <= bound, (op, err.max())
+    if op in ("sqrt",):  # IEEE: correctly rounded
+        np.testing.assert_array_equal(got[ok], ref[ok].astype(np.float32))
