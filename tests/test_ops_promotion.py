@@ -20,9 +20,6 @@ import tensorlib as tl
 from _ops_common import (ALL, NAME, TORCH_FULL, from_np, is_complex,
                          is_float, is_int, torch_dtype)
 
-pytestmark = pytest.mark.torch
-
-
 def tname(d):
     return str(d).split(".")[-1]
 
