@@ -531,3 +531,17 @@ def test_half_compute_rounds_inputs_and_wider_out(half, torch):
                 continue  # PyTorch wants out's dtype to match here
             np.testing.assert_array_equal(to_np(o), to.numpy(),
                                           err_msg=f"{name} -> {odt} torch")
+
+
+def test_half_inplace_with_wide_integer_operand(torch):
+    """a.add_(b) with a float16 and b int32: b rounds to float16 first."""
+    for half in ("float16", "bfloat16"):
+        a = tl.tensor([0.5, 0.5, 0.5]).to(getattr(tl, half))
+        ta = torch.tensor([0.5, 0.5, 0.5]).to(getattr(torch, half))
+        b = [2049, 4097, 257]
+        a.add_(tl.tensor(b, dtype=tl.int32))
+        ta.add_(torch.tensor(b, dtype=torch.int32))
+        np.testing.assert_array_equal(to_np(a.float()), ta.float().numpy())
+        a.clamp_(tl.tensor(b, dtype=tl.int32))
+        ta.clamp_(torch.tensor(b, dtype=torch.int32))
+        np.testing.assert_array_equal(to_np(a.float()), ta.float().numpy())

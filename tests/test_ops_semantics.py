@@ -752,3 +752,21 @@ def test_clamp_scalar_bounds_must_fit(torch, dt, lo, hi, ok):
     got = tl.clamp(t, lo, hi)
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
     np.testing.assert_array_equal(to_np(got), want.float().numpy())
+
+
+def test_alpha_only_for_add_and_sub(torch):
+    """alpha scales the second operand of add/sub only; any other op
+    refuses it (PyTorch: an unexpected keyword) instead of ignoring it."""
+    a = tl.tensor([1.0, 2.0])
+    for op in ("mul", "div", "eq", "maximum", "pow", "remainder"):
+        with pytest.raises(TypeError, match="alpha"):
+            getattr(tl, op)(a, a, alpha=2)
+        with pytest.raises(TypeError, match="alpha"):
+            getattr(a, op)(a, alpha=2)
+        with pytest.raises(TypeError):
+            getattr(torch, op)(torch.ones(2), torch.ones(2), alpha=2)
+    with pytest.raises(TypeError, match="alpha"):
+        a.mul_(a, alpha=2)
+    assert a.tolist() == [1.0, 2.0] and a._version == 0
+    assert tl.add(a, a, alpha=None).tolist() == [2.0, 4.0]
+    assert tl.mul(a, a, alpha=None).tolist() == [1.0, 4.0]

@@ -560,6 +560,14 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         tl_error(TL_ERR_VALUE, "%s: an operand is NULL", binary_names[op]);
         return NULL;
     }
+    if (alpha && op != TL_BINARY_ADD && op != TL_BINARY_SUB) {
+        /* Only add and sub scale their second operand; silently ignoring
+         * alpha (mul(a, b, alpha=2) == a * b) would hide a caller's
+         * mistake.  PyTorch's other ops have no alpha argument either. */
+        tl_error(TL_ERR_TYPE, "%s() got an unexpected keyword argument "
+                 "'alpha'", binary_names[op]);
+        return NULL;
+    }
     if (binary_types(op, a, b, &compute, &result) < 0) {
         return NULL;
     }
