@@ -13,11 +13,10 @@ import pytest
 
 import tensorlib as tl
 
-from _ops_common import (ALL, COMPLEX, FLOATS, INTS, LAYOUTS, NP,
-                         TORCH_FULL, as_dtype, check, compute_dtype, finish,
-                         from_np, is_complex, is_float, is_int,
-                         random_values, rng_for, to_np, torch_dtype,
-                         view_as)
+from _ops_common import (ALL, LAYOUTS, NP, TORCH_FULL, as_dtype, check,
+                         compute_dtype, finish, from_np, is_complex,
+                         is_float, is_int, random_values, rng_for, to_np,
+                         torch_dtype, view_as)
 
 
 def tname(d):
@@ -183,7 +182,7 @@ def test_clamp_errors_and_dtypes(torch):
     assert t.tolist() == [1, 5, 9]
 
 
-# ---- copy_ and casts ---------------------------------------------------------
+# ---- copy_ and casts --------------------------------------------------------
 
 def cast_source(d, rng):
     """Values of dtype d that exercise every cast: extremes, fractions,
@@ -332,7 +331,7 @@ def test_to_keeps_layout_and_identity(torch):
         assert tname(got.dtype) == str(want.dtype).split(".")[-1], name
 
 
-# ---- fill_ and zero_ -------------------------------------------------------------
+# ---- fill_ and zero_ --------------------------------------------------------
 
 @pytest.mark.parametrize("dt", ALL, ids=tname)
 def test_fill_and_zero_on_views(dt):
@@ -410,7 +409,7 @@ def test_fill_special_cases():
     assert base.tolist() == [1.0, 1.0]
 
 
-# ---- contiguous and clone ------------------------------------------------------
+# ---- contiguous and clone ---------------------------------------------------
 
 def _layouts_both(torch):
     """(name, tensorlib view, torch view) pairs built the same way."""

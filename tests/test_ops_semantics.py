@@ -116,7 +116,7 @@ def test_numpy_operands_give_tensors():
     assert (tl.tensor([1, 2, 3]) + arr).dtype == tl.float64
 
 
-# ---- out= ---------------------------------------------------------------------
+# ---- out= -------------------------------------------------------------------
 
 def test_out_shape_rules():
     a = tl.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -251,7 +251,7 @@ def test_version_counter():
         tl.tensor([1]).floor_divide_(0)
 
 
-# ---- errors leave operands unchanged ---------------------------------------------
+# ---- errors leave operands unchanged ----------------------------------------
 
 @pytest.mark.parametrize("dt", INTS + [tl.bool],
                          ids=lambda d: str(d).split(".")[-1])
@@ -415,7 +415,7 @@ def test_every_error_leaves_operands_unchanged():
         assert snap() == before, f
 
 
-# ---- integer and float arithmetic semantics --------------------------------------
+# ---- integer and float arithmetic semantics ---------------------------------
 
 @pytest.mark.parametrize("dt", INTS, ids=lambda d: str(d).split(".")[-1])
 def test_integer_arithmetic_wraps(dt):
@@ -523,7 +523,7 @@ def test_pow_negative_exponent_judged_in_its_own_dtype(torch):
         np.allclose((u ** -1.0).tolist(), [0.5, 1 / 3.0])
 
 
-# ---- threads and fork ---------------------------------------------------------------
+# ---- threads and fork -------------------------------------------------------
 
 @pytest.fixture
 def restore_threads():

@@ -13,7 +13,7 @@ import tensorlib as tl
 
 from _ops_common import (ALL, COMPLEX, FLOATS, INTS, LAYOUTS, TORCH_FULL,
                          as_dtype, check, compute_dtype, finish, from_np,
-                         is_complex, is_float, is_int, random_values,
+                         is_complex, is_int, random_values,
                          real_of, rng_for, to_np, torch_dtype, view_as)
 
 
