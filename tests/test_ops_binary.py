@@ -545,3 +545,26 @@ def test_half_inplace_with_wide_integer_operand(torch):
         a.clamp_(tl.tensor(b, dtype=tl.int32))
         ta.clamp_(torch.tensor(b, dtype=torch.int32))
         np.testing.assert_array_equal(to_np(a.float()), ta.float().numpy())
+
+
+def test_half_rounding_big_strided_and_overlapping():
+    """The half-rounding path above the grain size: a transposed float64
+    out, an in-place float16 update by an int64 tensor, and an out that
+    is a shifted view of another tensor."""
+    rng = rng_for("half-big")
+    x = rng.integers(-5000, 5000, (300, 257))
+    h = as_dtype(rng.standard_normal((257, 300)) * 100, tl.float16)
+    out = tl.empty((257, 300), dtype=tl.float64).T
+    tl.add(tl.tensor(x), from_np(h, tl.float16).T, out=out)
+    x16 = x.astype(np.float16).astype(np.float32)
+    want = (x16 + h.T.astype(np.float32)).astype(np.float16)
+    check(out, want.astype(np.float64), tl.float64)
+    a16 = from_np(h, tl.float16)
+    a16 += tl.tensor(np.ascontiguousarray(x.T))
+    check(a16, (h.astype(np.float32) + x16.T).astype(np.float16),
+          tl.float16)
+    v = tl.zeros(100001, dtype=tl.float32)
+    ints = np.arange(100000) * 3001
+    tl.mul(tl.ones(100000, dtype=tl.float16), tl.tensor(ints), out=v[1:])
+    check(v[1:], ints.astype(np.float16).astype(np.float32), tl.float32)
+    assert v[0].item() == 0.0
