@@ -146,6 +146,7 @@ t4: Tensor = tl.from_dlpack(np.zeros(3)) + tl.frombuffer(bytearray(8), dtype=tl.
 t5: Tensor = tl.full(3, 1.0, dtype=float) + tl.zeros(2, dtype=np.float32)
 info: str = tl.explain(c) + tl.explain_reshape(c, (3, 2)) + str(tl.memory_report())
 st2: tl.cuda.Stream | None = None
+t6: Tensor = tl.add(c, c, alpha=2) - c.sub(1, alpha=0.5)
 '''
 
 SAMPLE_BAD = '''
@@ -155,6 +156,7 @@ n: str = t.numel()
 t.view(2, "3")
 tl.transpose(t, 0)
 t.sum(dim="rows")
+tl.mul(t, t, alpha=2)
 t.no_such_method()
 '''
 
@@ -190,3 +192,4 @@ def test_mypy_rejects_wrong_code(tmp_path):
     assert "view" in out, out
     assert '"transpose"' in out, out
     assert '"sum" of "Tensor"' in out, out
+    assert '"mul"' in out, out  # alpha is for add and sub only
