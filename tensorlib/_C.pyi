@@ -279,40 +279,13 @@ class Tensor:
     def __deepcopy__(self, memo: dict[_int, Any] | None) -> Tensor: ...
 
     # -- conversion and copies
-    @overload
+    # t.to(dtype), t.to(device), t.to(device, dtype), t.to(other) (its dtype
+    # and device), or the same by keyword; self when nothing changes.
     def to(
         self,
-        dtype: _DTypeLike,
+        a: _DeviceLike | _DTypeLike | Tensor | None = None,
+        b: _DTypeLike | None = None,
         /,
-        *,
-        copy: _bool = False,
-        memory_format: memory_format | None = None,
-        non_blocking: _bool = False,
-    ) -> Tensor: ...
-    @overload
-    def to(
-        self,
-        device: _DeviceLike | None = None,
-        dtype: _DTypeLike | None = None,
-        /,
-        *,
-        copy: _bool = False,
-        memory_format: memory_format | None = None,
-        non_blocking: _bool = False,
-    ) -> Tensor: ...
-    @overload
-    def to(
-        self,
-        other: Tensor,
-        /,
-        *,
-        copy: _bool = False,
-        memory_format: memory_format | None = None,
-        non_blocking: _bool = False,
-    ) -> Tensor: ...
-    @overload
-    def to(
-        self,
         *,
         dtype: _DTypeLike | None = None,
         device: _DeviceLike | None = None,

@@ -56,7 +56,8 @@ static PyGetSetDef dtype_getset[] = {
 };
 
 static PyMethodDef dtype_methods[] = {
-    {"__reduce__", dtype_reduce, METH_NOARGS, NULL},
+    {"__reduce__", dtype_reduce, METH_NOARGS, "__reduce__($self, /)\n--\n\n"
+     "Pickles as the module attribute of the same name."},
     {NULL},
 };
 
@@ -291,7 +292,8 @@ static PyGetSetDef device_getset[] = {
 };
 
 static PyMethodDef device_methods[] = {
-    {"__reduce__", device_reduce, METH_NOARGS, NULL},
+    {"__reduce__", device_reduce, METH_NOARGS,
+     "__reduce__($self, /)\n--\n\n"},
     {NULL},
 };
 
@@ -334,7 +336,9 @@ static PyObject *format_reduce(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef format_methods[] = {
-    {"__reduce__", format_reduce, METH_NOARGS, NULL},
+    {"__reduce__", format_reduce, METH_NOARGS,
+     "__reduce__($self, /)\n--\n\nPickles as the module attribute of the "
+     "same name."},
     {NULL},
 };
 
@@ -387,7 +391,10 @@ int tl_py_parse_memkind(tl_mstate *st, PyObject *o, tl_memkind *out)
             return -1;
         }
         if (k < 0 || k >= TL_MEMKIND_COUNT) {
-            PyErr_Format(PyExc_ValueError, "unknown memory kind %ld", k);
+            PyErr_Format(PyExc_ValueError, "unknown memory kind %ld: "
+                         "expected a tensorlib.MemoryKind (0 Default, 1 "
+                         "Persistent, 2 Workspace, 3 KVCache, 4 HostPinned, "
+                         "5 HostPageable)", k);
             return -1;
         }
         *out = (tl_memkind)k;
@@ -535,8 +542,9 @@ static PyObject *size_reduce(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef size_methods[] = {
-    {"numel", size_numel, METH_NOARGS, "The product of the sizes."},
-    {"__reduce__", size_reduce, METH_NOARGS, NULL},
+    {"numel", size_numel, METH_NOARGS,
+     "numel($self, /)\n--\n\nThe product of the sizes."},
+    {"__reduce__", size_reduce, METH_NOARGS, "__reduce__($self, /)\n--\n\n"},
     {NULL},
 };
 
@@ -547,7 +555,8 @@ static PyType_Slot size_slots[] = {
     {Py_mp_subscript, size_subscript},
     {Py_nb_add, size_add},
     {Py_nb_multiply, size_multiply},
-    {Py_tp_doc, "Size(sizes)\n--\n\nThe shape of a tensor: a tuple of ints."},
+    {Py_tp_doc, "Size(sizes=(), /)\n--\n\nThe shape of a tensor: a tuple "
+                "of ints."},
     {0, NULL},
 };
 
