@@ -147,6 +147,12 @@ t5: Tensor = tl.full(3, 1.0, dtype=float) + tl.zeros(2, dtype=np.float32)
 info: str = tl.explain(c) + tl.explain_reshape(c, (3, 2)) + str(tl.memory_report())
 st2: tl.cuda.Stream | None = None
 t6: Tensor = tl.add(c, c, alpha=2) - c.sub(1, alpha=0.5)
+alloc: str = tl.memory.allocator_for("cpu", tl.MemoryKind.Workspace)
+locked: bool = tl.memory.pinned_info()["last_locked"]
+gpu: bool = tl.cuda.is_available() and tl.cuda.device_count() > 0
+plan = tl.ExecutionPlan()
+plan.add_buffer("x", (4, 4), dtype=tl.float32)
+bufs: dict[str, Tensor] = plan.prepare()
 '''
 
 SAMPLE_BAD = '''
