@@ -94,7 +94,7 @@ def test_scalar_conversion_of_many_elements(t):
     has_all(msg, "ambiguous", "6 elements", ".any()", ".all()")
 
 
-# ---- dims and indices ---------------------------------------------------------
+# ---- dims and indices -------------------------------------------------------
 
 def test_dim_out_of_range(t):
     msg = message(IndexError, lambda: t.sum(5))
@@ -150,7 +150,7 @@ def test_no_numpy_equivalent(t):
             "<U1", "supported:")
 
 
-# ---- devices and memory kinds ---------------------------------------------------
+# ---- devices and memory kinds -----------------------------------------------
 
 def test_bad_device():
     has_all(message(ValueError, lambda: tl.zeros(2, device="gpu")), "'gpu'",
@@ -187,7 +187,7 @@ def test_bad_memory_format(t):
             "4-D", "2-D", "[2, 3]")
 
 
-# ---- writes -------------------------------------------------------------------
+# ---- writes -----------------------------------------------------------------
 
 def test_write_into_read_only(t):
     ro = tl._C._readonly_view(t)

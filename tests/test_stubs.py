@@ -36,7 +36,8 @@ NO_SIGNATURE = frozenset()
 def _need_mypy():
     if importlib.util.find_spec("mypy") is None:
         if os.environ.get("TENSORLIB_REQUIRE_STUBTEST") == "1":
-            pytest.fail("mypy is not installed but TENSORLIB_REQUIRE_STUBTEST=1")
+            pytest.fail("mypy is not installed but "
+                        "TENSORLIB_REQUIRE_STUBTEST=1")
         pytest.skip("mypy is not installed (pip install -e '.[test]')")
 
 
@@ -142,9 +143,11 @@ report: str = tl.memory_summary()
 caps = c.__dlpack__()
 t3: Tensor = c.to(tl.float16).to("cpu").to(c)
 c[1] = [1.0, 2.0, 3.0]
-t4: Tensor = tl.from_dlpack(np.zeros(3)) + tl.frombuffer(bytearray(8), dtype=tl.uint8)
+t4: Tensor = tl.from_dlpack(np.zeros(3))
+t4 = t4 + tl.frombuffer(bytearray(8), dtype=tl.uint8)
 t5: Tensor = tl.full(3, 1.0, dtype=float) + tl.zeros(2, dtype=np.float32)
-info: str = tl.explain(c) + tl.explain_reshape(c, (3, 2)) + str(tl.memory_report())
+info: str = tl.explain(c) + tl.explain_reshape(c, (3, 2))
+info += str(tl.memory_report())
 st2: tl.cuda.Stream | None = None
 t6: Tensor = tl.add(c, c, alpha=2) - c.sub(1, alpha=0.5)
 alloc: str = tl.memory.allocator_for("cpu", tl.MemoryKind.Workspace)
