@@ -258,7 +258,13 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     /* A workspace tensor's layout is owned by its arena (Note [Arena
      * generations] in csrc/alloc/arena.c): resize_/set_ are refused. */
     t->flags = s->block->chunk ? 0 : TL_FLAG_ALLOW_METADATA_CHANGE;
-    if (!adopt) {
+    /* Note [Borrowed version counters]: a view's counter is its base's,
+     * and an impl's counter never changes, so while the view holds its
+     * base it needs no reference of its own: a view is made and dropped
+     * with one atomic pair less.  tl_impl_unlink_base takes the reference
+     * before a base link goes. */
+    t->version_borrowed = !adopt && base && base->version == version;
+    if (!adopt && !t->version_borrowed) {
         atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
     }
     t->version = version;
@@ -439,6 +445,20 @@ tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
     return v;
 }
 
+void tl_impl_unlink_base(tl_tensor_impl *t)
+{
+    if (!t->base) {
+        return;
+    }
+    if (t->version_borrowed) {
+        atomic_fetch_add_explicit(&t->version->refcnt, 1,
+                                  memory_order_relaxed);
+        t->version_borrowed = false;
+    }
+    tl_tensor_decref(t->base);
+    t->base = NULL;
+}
+
 void tl_tensor_incref(tl_tensor_impl *t)
 {
     atomic_fetch_add_explicit(&t->refcnt, 1, memory_order_relaxed);
@@ -450,8 +470,10 @@ void tl_tensor_decref(tl_tensor_impl *t)
         return;
     }
     tl_storage_decref(t->storage);
-    version_decref(t->version);
-    tl_tensor_decref(t->base);
+    if (!t->version_borrowed) {
+        version_decref(t->version);
+    }
+    tl_tensor_decref(t->base); /* after: it may hold the version */
     if (t->sizes != t->inline_sizes) {
         free(t->sizes);
     }

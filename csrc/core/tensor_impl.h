@@ -41,9 +41,13 @@ struct tl_tensor_impl {
     int32_t ndim;             /* 0 .. TL_MAX_DIMS */
     int16_t dtype;            /* a tl_dtype */
     int8_t memory_format;     /* explicit format tag (tl_memory_format) */
+    bool version_borrowed;    /* version is base->version, which base keeps
+                                 alive: no reference of its own (Note
+                                 [Borrowed version counters], tensor.c) */
     tl_device device;
     uint32_t flags;           /* TL_FLAG_*; derived ones kept current */
-    tl_version *version;      /* strong; shared with every view */
+    tl_version *version;      /* shared with every view; strong unless
+                                 version_borrowed */
     tl_tensor_impl *base;     /* strong; the root of a view, never a view;
                                  NULL for a root */
     void *pyobj;              /* borrowed back-pointer (csrc/python) */
@@ -88,5 +92,10 @@ int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
  * Inherits the read-only-view flag.  Returns: new reference, or NULL. */
 tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
                              const int64_t *strides, int64_t storage_offset);
+
+/* Drops t's link to its base (t stops being a view), first taking a
+ * reference to the version counter when t only borrowed it.  For a fresh
+ * impl nobody else sees yet (detach). */
+void tl_impl_unlink_base(tl_tensor_impl *t);
 
 #endif /* TENSORLIB_CSRC_CORE_TENSOR_IMPL_H */

@@ -770,10 +770,9 @@ static PyObject *t_unbind(PyObject *self, PyObject *const *args,
 static PyObject *t_detach(PyObject *self, PyObject *unused)
 {
     tl_tensor_impl *d = tl_view_alias(IMPL(self));
-    if (d && d->base) {
+    if (d) {
         /* Fresh and unshared: dropping the base link is safe. */
-        tl_tensor_decref(d->base);
-        d->base = NULL;
+        tl_impl_unlink_base(d);
     }
     return ret(tl_state_of(self), d);
 }
