@@ -464,17 +464,54 @@ static void bin_insert(pool *p, bin_index *x, pblock *b)
     x->summary |= (uint64_t)1 << (k / 64);
 }
 
-static void bin_remove(pool *p, bin_index *x, pblock *b)
+/* Clears bin k's bits once its tree is empty. */
+static void bin_note_removal(bin_index *x, unsigned k)
 {
-    unsigned k = bin_of(p, b->size);
-
-    tree_remove(&x->root[k], b);
     if (x->root[k] == NULL) {
         x->bits[k / 64] &= ~((uint64_t)1 << (k % 64));
         if (x->bits[k / 64] == 0) {
             x->summary &= ~((uint64_t)1 << (k / 64));
         }
     }
+}
+
+static void bin_remove(pool *p, bin_index *x, pblock *b)
+{
+    unsigned k = bin_of(p, b->size);
+
+    tree_remove(&x->root[k], b);
+    bin_note_removal(x, k);
+}
+
+/* Note [Sole block fast path]
+ * A small tensor made and dropped in a loop carves its block off the
+ * front of a segment's free tail and, when freed, merges back into it.
+ * The tail is usually the only block of its bin, and the shrunk or grown
+ * tail usually stays in that bin (bins are 1/16 of a power of two wide):
+ * then the node that takes its place (the remainder after a carve, the
+ * merged block after a free) simply becomes the bin's root, with no treap
+ * work and no bitmap change.  Anything else takes the general path. */
+
+/* Whether b, a free block in x, is alone in its bin; *k gets the bin. */
+HOT_INLINE bool bin_sole(const pool *p, const bin_index *x, const pblock *b,
+                         unsigned *k)
+{
+    *k = bin_of(p, b->size);
+    return x->root[*k] == b && b->child[0] == NULL && b->child[1] == NULL;
+}
+
+/* Puts n, not in x, in place of old, the sole block of bin k, when n's
+ * size is in bin k too.  Returns false (x untouched) otherwise. */
+HOT_INLINE bool bin_take_sole(pool *p, bin_index *x, unsigned k,
+                              const pblock *old, pblock *n)
+{
+    if (bin_of(p, n->size) != k) {
+        return false;
+    }
+    n->prio = old->prio;
+    n->child[0] = n->child[1] = NULL;
+    x->root[k] = n;
+    return true;
 }
 
 /* Returns: borrowed smallest free block with size >= need (lowest address
@@ -804,12 +841,20 @@ fail:
 
 /* Hands out b (free, in no tree) for r: places the user pointer and splits
  * off the tail when it is worth keeping. */
-HOT_INLINE void carve(pool *p, pblock *b, const request *r, size_t nbytes)
+HOT_INLINE void carve(pool *p, pblock *b, bool in_bin, const request *r,
+                      size_t nbytes)
 {
     char *uptr = (char *)round_up((size_t)(uintptr_t)b->ptr, r->align);
     size_t used = (size_t)(uptr - b->ptr) + r->size;
     size_t rem;
+    bin_index *x = seg_bins(b->seg);
+    unsigned k = 0;
+    /* b's bin slot, still to be given up (Note [Sole block fast path]). */
+    bool sole = in_bin && bin_sole(p, x, b, &k);
 
+    if (in_bin && !sole) {
+        bin_remove(p, x, b);
+    }
     TL_ASSERT(used <= b->size);
     rem = b->size - used;
     if (should_split(p, b->seg->which, rem)) {
@@ -833,8 +878,22 @@ HOT_INLINE void carve(pool *p, pblock *b, const request *r, size_t nbytes)
             }
             b->next = t;
             b->size = used;
-            bin_insert(p, seg_bins(b->seg), t);
+            if (sole && bin_take_sole(p, x, k, b, t)) {
+                sole = false;
+            }
+            else {
+                if (sole) {
+                    x->root[k] = NULL;
+                    bin_note_removal(x, k);
+                    sole = false;
+                }
+                bin_insert(p, x, t);
+            }
         }
+    }
+    if (sole) {
+        x->root[k] = NULL;
+        bin_note_removal(x, k);
     }
     b->allocated = true;
     b->uptr = uptr;
@@ -1017,11 +1076,11 @@ HOT_INLINE void *allocate_impl(pool *p, size_t nbytes, size_t alignment,
     }
     b = bin_best_fit(p, &sb->bins[r.which], r.need);
     if (b != NULL) {
-        bin_remove(p, &sb->bins[r.which], b);
         if (b->seg->fully_free) {
             fully_free_remove(p, b->seg);
         }
         p->hits++;
+        carve(p, b, true, &r, nbytes); /* takes b out of its bin */
     }
     else {
         b = segment_new(p, &r, nbytes, sb);
@@ -1030,8 +1089,8 @@ HOT_INLINE void *allocate_impl(pool *p, size_t nbytes, size_t alignment,
             return NULL;
         }
         p->misses++;
+        carve(p, b, false, &r, nbytes);
     }
-    carve(p, b, &r, nbytes);
     p->active += (int64_t)nbytes;
     if (p->active > p->active_peak) {
         p->active_peak = p->active;
@@ -1081,7 +1140,39 @@ HOT_INLINE void release_block(pool *p, pblock *b)
     if (p->poison) {
         TL_POISON(b->ptr, b->size);
     }
-    if (b->prev != NULL && !b->prev->allocated) {
+    bool prev_free = b->prev != NULL && !b->prev->allocated;
+    bool next_free = b->next != NULL && !b->next->allocated;
+    unsigned k;
+    if (next_free && !prev_free && bin_sole(p, x, b->next, &k)) {
+        /* Note [Sole block fast path]: b takes the free tail's place. */
+        pblock *next = b->next;
+        size_t merged = b->size + next->size;
+        if (bin_of(p, merged) == k) {
+            b->size = merged;
+            b->next = next->next;
+            if (next->next != NULL) {
+                next->next->prev = b;
+            }
+            (void)bin_take_sole(p, x, k, next, b);
+            struct_put(p, next);
+            goto merged;
+        }
+    }
+    else if (prev_free && !next_free && bin_sole(p, x, b->prev, &k) &&
+             bin_of(p, b->prev->size + b->size) == k) {
+        /* The free block before b grows in place: same address, same
+         * bin, still alone there. */
+        pblock *prev = b->prev;
+        prev->size += b->size;
+        prev->next = b->next;
+        if (b->next != NULL) {
+            b->next->prev = prev;
+        }
+        struct_put(p, b);
+        b = prev;
+        goto merged;
+    }
+    if (prev_free) {
         pblock *prev = b->prev;
         bin_remove(p, x, prev);
         prev->size += b->size;
@@ -1092,7 +1183,7 @@ HOT_INLINE void release_block(pool *p, pblock *b)
         struct_put(p, b);
         b = prev;
     }
-    if (b->next != NULL && !b->next->allocated) {
+    if (next_free) {
         pblock *next = b->next;
         bin_remove(p, x, next);
         b->size += next->size;
@@ -1103,6 +1194,7 @@ HOT_INLINE void release_block(pool *p, pblock *b)
         struct_put(p, next);
     }
     bin_insert(p, x, b);
+merged:
     if (b->prev == NULL && b->next == NULL) {
         fully_free_push(p, b->seg);
     }

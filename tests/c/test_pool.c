@@ -365,6 +365,116 @@ static void test_merge_neighbours(void)
     CHECK(tl_pool_destroy(a) == 0);
 }
 
+/* Note [Sole block fast path] in pool.c: a block carved off a free block
+ * alone in its bin, and freed back next to one, skips the treap.  The
+ * outcomes must be the general path's: same addresses, same stats. */
+static void test_sole_block_paths(void)
+{
+    fake_raw f;
+    tl_pool_config c = small_config();
+    tl_allocator *a = fake_pool(&f, &c);
+    char *A, *B, *X, *Y, *Z, *W;
+    tl_alloc_stats s;
+    size_t r128;
+
+    CHECK(a != NULL);
+    if (a == NULL) {
+        return;
+    }
+    r128 = tl_pool_round_size(a, 128);
+    /* Carve off the tail, free back into it: the same block each time. */
+    A = palloc(a, 64);
+    pfree(a, A, 64);
+    CHECK(tl_pool_check(a) == 0);
+    s = stats_of(a);
+    CHECK_EQ_I64(s.largest_free_block, 64 * KiB);
+    CHECK_EQ_I64(s.active_bytes, 0);
+    B = palloc(a, 64);
+    CHECK(B == A);
+    pfree(a, B, 64);
+    /* A free block alone in its bin grows in place when its right
+     * neighbour is freed (the next block is still live). */
+    X = palloc(a, 128);
+    Y = palloc(a, 128);
+    Z = palloc(a, 128);
+    pfree(a, X, 128);
+    pfree(a, Y, 128);
+    CHECK(tl_pool_check(a) == 0);
+    s = stats_of(a);
+    CHECK_EQ_I64(s.active_bytes, 128);
+    CHECK_EQ_I64(s.largest_free_block, 64 * KiB - 3 * r128);
+    /* Best fit takes the merged 2 x 128 block, not the tail. */
+    W = palloc(a, 2 * r128 - tl_pool_round_size(a, 0));
+    CHECK(W == X);
+    CHECK(tl_pool_check(a) == 0);
+    pfree(a, W, 2 * r128 - tl_pool_round_size(a, 0));
+    pfree(a, Z, 128); /* merges on both sides: the whole segment */
+    CHECK(tl_pool_check(a) == 0);
+    s = stats_of(a);
+    CHECK_EQ_I64(s.largest_free_block, 64 * KiB);
+    CHECK_EQ_I64(s.cached_bytes, 64 * KiB);
+    CHECK_EQ_I64(f.allocs, 1);
+    CHECK(tl_pool_destroy(a) == 0);
+    CHECK_EQ_I64(f.live_bytes, 0);
+}
+
+/* Random small allocations and frees, the pool's invariants checked after
+ * every step: walks both sides of the sole-block fast path many times. */
+static void test_random_churn_invariants(void)
+{
+    enum { SLOTS = 48, OPS = 4000 };
+    fake_raw f;
+    tl_pool_config c = small_config();
+    tl_allocator *a = fake_pool(&f, &c);
+    unsigned char *ptr[SLOTS] = {0};
+    size_t len[SLOTS] = {0};
+    int64_t active = 0;
+    unsigned x = 12345u;
+    int op, i, bad = 0;
+
+    CHECK(a != NULL);
+    if (a == NULL) {
+        return;
+    }
+    for (op = 0; op < OPS && !bad; op++) {
+        x = x * 1103515245u + 12345u;
+        i = (int)((x >> 8) % SLOTS);
+        if (ptr[i] != NULL) {
+            for (size_t k = 0; k < len[i]; k++) {
+                bad |= ptr[i][k] != (unsigned char)i;
+            }
+            pfree(a, ptr[i], len[i]);
+            active -= (int64_t)len[i];
+            ptr[i] = NULL;
+        }
+        else {
+            /* Mostly one size (the loop of a benchmark), some others. */
+            len[i] = (x >> 20) % 4 != 0 ? 48 : 1 + (x >> 12) % 3000;
+            ptr[i] = palloc(a, len[i]);
+            bad |= ptr[i] == NULL;
+            if (ptr[i] != NULL) {
+                memset(ptr[i], i, len[i]);
+                active += (int64_t)len[i];
+            }
+        }
+        bad |= tl_pool_check(a) != 0;
+        bad |= stats_of(a).active_bytes != active;
+    }
+    CHECK(!bad);
+    CHECK_EQ_I64(op, OPS);
+    for (i = 0; i < SLOTS; i++) {
+        if (ptr[i] != NULL) {
+            pfree(a, ptr[i], len[i]);
+        }
+    }
+    CHECK(tl_pool_check(a) == 0);
+    CHECK_EQ_I64(stats_of(a).active_bytes, 0);
+    a->empty_cache(a->ctx);
+    CHECK_EQ_I64(tl_pool_segment_count(a), 0);
+    CHECK(tl_pool_destroy(a) == 0);
+    CHECK_EQ_I64(f.live_bytes, 0);
+}
+
 static void test_reuse_without_raw_alloc(void)
 {
     static const size_t sizes[] = {1, 64, 100, 4000, 5000, 100 * KiB,
@@ -1078,6 +1188,8 @@ int main(void)
     RUN(test_split_and_best_fit);
     RUN(test_best_fit_ties_by_address);
     RUN(test_merge_neighbours);
+    RUN(test_sole_block_paths);
+    RUN(test_random_churn_invariants);
     RUN(test_reuse_without_raw_alloc);
     RUN(test_stats_sequence);
     RUN(test_cache_limit);
