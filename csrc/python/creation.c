@@ -143,7 +143,9 @@ static PyObject *create_filled(PyObject *m, PyObject *const *args,
         return NULL;
     }
     int ndim = tl_py_parse_shape(args, nargs, sizes, fname);
-    if (ndim < 0 || parse_opts(st, kw[0], kw[1], kw[2], kw[3], &o) < 0) {
+    /* No keywords: the defaults in o need no checking. */
+    if (ndim < 0 || (kwnames != NULL &&
+                     parse_opts(st, kw[0], kw[1], kw[2], kw[3], &o) < 0)) {
         return NULL;
     }
     tl_tensor_impl *t = alloc_tensor(st, ndim, sizes, &o);
