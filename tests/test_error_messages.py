@@ -138,9 +138,9 @@ def test_dtype_not_supported_by_op(t):
     msg = message(TypeError, lambda: ints.var())
     has_all(msg, "floating point", "int64", "t.to(tensorlib.float32)")
     msg = message(TypeError, lambda: ints.mean())
-    has_all(msg, "Got: Long", "dtype=tensorlib.float32")
-    has_all(message(TypeError, lambda: tl.where(t, t, t)), "boolean",
-            "Float")
+    has_all(msg, "dtype int64", "dtype=tensorlib.float32")
+    has_all(message(TypeError, lambda: tl.where(t, t, t)), "dtype bool",
+            "not float32")
 
 
 def test_no_numpy_equivalent(t):
@@ -207,7 +207,7 @@ def test_out_of_the_wrong_shape_or_dtype(t):
     has_all(msg, "[2]", "[3]", "must be empty")
     msg = message(TypeError,
                   lambda: tl.add(t, 1, out=tl.empty(2, 3, dtype=tl.int32)))
-    has_all(msg, "Float", "Int")
+    has_all(msg, "float32", "int32", "can_cast(float32, int32) is False")
 
 
 def test_write_into_self_overlapping_tensor():
@@ -231,7 +231,7 @@ def test_in_place_broadcast_and_cast():
             "[3]", "[2, 3]")
     msg = message(TypeError,
                   lambda: tl.ones(3, dtype=tl.int32).add_(1.5))
-    has_all(msg, "Float", "Int")
+    has_all(msg, "float32", "int32", "can_cast(float32, int32) is False")
 
 
 def test_resize_of_exported_storage():

@@ -657,12 +657,11 @@ def test_dtype_argument():
     h = tl.tensor([1.0, 2.0]).half()
     assert h.sum(dtype=tl.float32).dtype == tl.float32
     assert tl.tensor([1 + 2j]).sum(dtype=tl.float32).item() == 1.0
-    with pytest.raises(TypeError, match="mean\\(\\): could not infer output "
-                       "dtype. Input dtype must be either a floating point "
-                       "or complex dtype. Got: Char"):
+    with pytest.raises(TypeError, match="mean\\(\\) of a tensor of dtype int8 "
+                       "needs a floating point or complex result"):
         t.mean()
-    with pytest.raises(TypeError, match="Optional dtype must be either a "
-                       "floating point or complex dtype. Got: Long"):
+    with pytest.raises(TypeError, match="dtype=int64 is not a floating "
+                       "point or complex dtype"):
         t.mean(dtype=tl.int64)
     with pytest.raises(TypeError):
         tl.amax(t, 0, dtype=tl.float32)
@@ -703,7 +702,7 @@ def test_out_semantics():
         tl.sum(t, 0, out=view)
     # dtype that the result cannot be cast to
     out = tl.zeros(3, dtype=tl.int64)
-    with pytest.raises(TypeError, match="can't be cast"):
+    with pytest.raises(TypeError, match="cannot hold"):
         tl.sum(t, 0, out=out)
     with pytest.raises(TypeError, match="Expected out tensor to have dtype "
                        "float64"):

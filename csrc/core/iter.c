@@ -569,10 +569,13 @@ static int compute_dtypes(tl_iter *it, const tl_iter_config *c,
             if (t && c->enforce_safe_casting_to_output &&
                 !tl_can_cast((tl_dtype)*out_dtype, (tl_dtype)t->dtype)) {
                 return tl_error(TL_ERR_TYPE,
-                                "result type %s can't be cast to the "
-                                "desired output type %s",
-                                tl_dtype_torch_name((tl_dtype)*out_dtype),
-                                tl_dtype_torch_name((tl_dtype)t->dtype));
+                                "the result has dtype %s, which an output "
+                                "of dtype %s cannot hold: can_cast(%s, %s) "
+                                "is False (no downcast across categories)",
+                                tl_dtype_table[*out_dtype].name,
+                                tl_dtype_table[t->dtype].name,
+                                tl_dtype_table[*out_dtype].name,
+                                tl_dtype_table[t->dtype].name);
             }
         } else {
             op->dtype = t->dtype;

@@ -688,9 +688,9 @@ static int unary_types(int op, int a, int *compute, int *result)
     case TL_UNARY_SIGN:
         if (k == TL_KIND_COMPLEX) {
             return tl_error(TL_ERR_TYPE,
-                            "Unlike NumPy, torch.sign is not intended to "
-                            "support complex numbers. Please use torch.sgn "
-                            "instead.");
+                            "sign() is not defined for complex dtype %s; "
+                            "sgn() gives z / |z|",
+                            tl_dtype_table[a].name);
         }
         return 0;
     case TL_UNARY_SGN:
@@ -821,9 +821,9 @@ tl_tensor_impl *tl_op_where(tl_tensor_impl *out, tl_tensor_impl *cond,
     }
     if (cond->dtype != TL_DTYPE_BOOL) {
         tl_error(TL_ERR_TYPE,
-                 "where expected condition to be a boolean tensor, but got a "
-                 "tensor with dtype %s",
-                 tl_dtype_torch_name((tl_dtype)cond->dtype));
+                 "where(): the condition must have dtype bool, not %s "
+                 "(compare it first, e.g. cond != 0)",
+                 tl_dtype_table[cond->dtype].name);
         return NULL;
     }
     tl_tensor_impl *ab[2] = {a, b};
@@ -853,8 +853,8 @@ tl_tensor_impl *tl_op_clamp(tl_tensor_impl *out, tl_tensor_impl *a,
     }
     if (!lo && !hi) {
         tl_error(TL_ERR_VALUE,
-                 "torch.clamp: At least one of 'min' or 'max' must not be "
-                 "None");
+                 "clamp(): min and max are both None; give at least one "
+                 "bound");
         return NULL;
     }
     tl_tensor_impl *all[3] = {a, lo, hi};

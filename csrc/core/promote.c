@@ -1,25 +1,9 @@
 /* csrc/core/promote.c — type promotion: PyTorch's promote_types (with
  * NumPy's answers where PyTorch refuses the barebones unsigned types),
- * result_type's category rules, can_cast, and PyTorch's dtype names for
- * messages.  Pure functions of dtypes and impl flags. */
+ * result_type's category rules and can_cast.  Pure functions of dtypes
+ * and impl flags. */
 #include "tensor_impl.h"
 #include "tensorlib/ops.h"
-
-static const char *const torch_names[TL_DTYPE_COUNT] = {
-    [TL_DTYPE_BOOL] = "Bool",         [TL_DTYPE_UINT8] = "Byte",
-    [TL_DTYPE_INT8] = "Char",         [TL_DTYPE_INT16] = "Short",
-    [TL_DTYPE_UINT16] = "UInt16",     [TL_DTYPE_INT32] = "Int",
-    [TL_DTYPE_UINT32] = "UInt32",     [TL_DTYPE_INT64] = "Long",
-    [TL_DTYPE_UINT64] = "UInt64",     [TL_DTYPE_FLOAT16] = "Half",
-    [TL_DTYPE_BFLOAT16] = "BFloat16", [TL_DTYPE_FLOAT32] = "Float",
-    [TL_DTYPE_FLOAT64] = "Double",    [TL_DTYPE_COMPLEX64] = "ComplexFloat",
-    [TL_DTYPE_COMPLEX128] = "ComplexDouble",
-};
-
-const char *tl_dtype_torch_name(tl_dtype dt)
-{
-    return tl_dtype_valid(dt) ? torch_names[dt] : "Undefined";
-}
 
 static int kind_of(tl_dtype dt) { return tl_dtype_table[dt].kind; }
 

@@ -139,10 +139,9 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
         if (dtype >= 0) {
             if (!is_float_or_complex(dtype)) {
                 return tl_error(TL_ERR_TYPE,
-                                "mean(): could not infer output dtype. "
-                                "Optional dtype must be either a floating "
-                                "point or complex dtype. Got: %s",
-                                tl_dtype_torch_name((tl_dtype)dtype));
+                                "mean(): dtype=%s is not a floating point "
+                                "or complex dtype: an average needs one",
+                                tl_dtype_table[dtype].name);
             }
             *rt = dtype;
             *kin = native_ok(a, dtype) ? a : dtype;
@@ -150,12 +149,11 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
         }
         if (!is_float_or_complex(a)) {
             return tl_error(TL_ERR_TYPE,
-                            "mean(): could not infer output dtype. Input "
-                            "dtype must be either a floating point or "
-                            "complex dtype. Got: %s.  Pass "
+                            "mean() of a tensor of dtype %s needs a "
+                            "floating point or complex result dtype; pass "
                             "dtype=tensorlib.float32 (or another floating "
                             "dtype) to average in it",
-                            tl_dtype_torch_name((tl_dtype)a));
+                            tl_dtype_table[a].name);
         }
         *rt = a;
         return 0;
@@ -376,9 +374,13 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
     }
     if (!tl_can_cast((tl_dtype)rt, (tl_dtype)out->dtype)) {
         return tl_error(TL_ERR_TYPE,
-                        "result type %s can't be cast to the desired output "
-                        "type %s", tl_dtype_torch_name((tl_dtype)rt),
-                        tl_dtype_torch_name((tl_dtype)out->dtype));
+                        "the result has dtype %s, which an output of dtype "
+                        "%s cannot hold: can_cast(%s, %s) is False (no "
+                        "downcast across categories)",
+                        tl_dtype_table[rt].name,
+                        tl_dtype_table[out->dtype].name,
+                        tl_dtype_table[rt].name,
+                        tl_dtype_table[out->dtype].name);
     }
     if (!same_sizes(out, rnd, rs)) {
         if (out->numel != 0 || out->base != NULL ||

@@ -154,8 +154,6 @@ static void test_promote_table(void)
         }
     }
     CHECK_EQ_I64(bad, 0);
-    CHECK(strcmp(tl_dtype_torch_name(TL_DTYPE_FLOAT32), "Float") == 0);
-    CHECK(strcmp(tl_dtype_torch_name(TL_DTYPE_INT64), "Long") == 0);
 }
 
 static tl_tensor_impl *t1(int dt)
@@ -855,8 +853,8 @@ static void test_out_semantics(void)
     tl_tensor_impl *oi = empty(1, s, I64);
     CHECK(tl_op_binary(TL_BINARY_MUL, oi, a, a, NULL) == NULL);
     CHECK(tl_error_kind() == TL_ERR_TYPE);
-    CHECK(msg_has("result type Float can't be cast to the desired output "
-                  "type Long"));
+    CHECK(msg_has("the result has dtype float32, which an output of dtype "
+                  "int64 cannot hold"));
     /* In-place int += float refuses; int += int is fine. */
     tl_tensor_impl *one_f = scalar_f(1.0);
     CHECK(tl_op_binary(TL_BINARY_ADD, oi, oi, one_f, NULL) == NULL);
@@ -1061,8 +1059,7 @@ static void test_where_clamp(void)
     tl_tensor_decref(w);
     tl_tensor_impl *ci = vec(I32, 4, cv);
     CHECK(tl_op_where(NULL, ci, a, f) == NULL);
-    CHECK(msg_has("where expected condition to be a boolean tensor, but "
-                  "got a tensor with dtype Int"));
+    CHECK(msg_has("the condition must have dtype bool, not int32"));
     /* A 0-dim condition broadcasts. */
     tl_scalar t = tl_scalar_bool(false);
     tl_tensor_impl *c0 = tl_scalar_to_tensor(&t);
@@ -1105,7 +1102,7 @@ static void test_where_clamp(void)
     tl_tensor_decref(r);
     CHECK(tl_op_clamp(NULL, x, NULL, NULL) == NULL);
     CHECK(tl_error_kind() == TL_ERR_VALUE);
-    CHECK(msg_has("At least one of 'min' or 'max' must not be None"));
+    CHECK(msg_has("min and max are both None"));
     /* int tensor clamped by a float scalar promotes. */
     tl_tensor_impl *lo15 = scalar_f(1.5);
     r = tl_op_clamp(NULL, a, lo15, NULL);

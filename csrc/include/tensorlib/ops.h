@@ -78,10 +78,6 @@ TL_API tl_dtype tl_result_type(int n, tl_tensor_impl *const *operands);
  * bool) and non-bool -> bool; true otherwise. */
 TL_API bool tl_can_cast(tl_dtype from, tl_dtype to);
 
-/* PyTorch's ScalarType name of dt ("Float", "Long", "ComplexDouble"), as
- * its error messages spell them.  Returns: static string. */
-TL_API const char *tl_dtype_torch_name(tl_dtype dt);
-
 /* ---- scalars ---------------------------------------------------------- */
 
 /* A Python-like scalar.  kind is a tl_dtype_kind: BOOL and INT use v.i
