@@ -518,9 +518,13 @@ def test_weakref_and_impl_refcounts():
     assert T.impl_refcount(t) == 1
     assert T.storage_refcount(t) == 1
     v = t.as_strided((2, 3), (3, 1))
-    # A view shares the storage and holds its root as base.
-    assert T.storage_refcount(t) == 2
+    # A view shares the storage and holds its root as base; the storage
+    # it borrows from the root (Note [Views borrow from their base]).
+    assert T.storage_refcount(t) == 1
     assert T.impl_refcount(t) == 2
+    d = v.detach()  # not a view: it holds the storage itself
+    assert T.storage_refcount(t) == 2
+    del d
     views = [t[i] for i in range(6)]
     assert T.impl_refcount(t) == 8
     del views, v
@@ -528,6 +532,40 @@ def test_weakref_and_impl_refcounts():
     assert T.storage_refcount(t) == 1
     del t
     assert w() is None
+
+
+def test_set_on_a_root_keeps_what_its_views_borrow():
+    # Views borrow the root's storage; set_ on the root must not free it
+    # under them (Note [Views borrow from their base]).
+    t = tl.arange(6.0)
+    v = t[1:4]
+    vv = v[1:]
+    t.set_(tl.zeros(2).untyped_storage())
+    assert t.tolist() == [0.0, 0.0]
+    assert v.tolist() == [1.0, 2.0, 3.0] and vv.tolist() == [2.0, 3.0]
+    w = t[:1]  # a view of the new storage, beside the old ones
+    v += 1
+    assert vv.tolist() == [3.0, 4.0] and w.tolist() == [0.0]
+    d = vv.detach()
+    del t, v, w
+    assert d.tolist() == [3.0, 4.0] and vv.tolist() == [3.0, 4.0]
+    # set_ on a view replaces only the view's storage.
+    r = tl.arange(4.0)
+    s = r[2:]
+    s.set_(tl.ones(3).untyped_storage())
+    assert s.tolist() == [1.0, 1.0, 1.0] and r.tolist() == [0, 1, 2, 3]
+    assert T.storage_refcount(r) == 1 and T.storage_refcount(s) == 1
+
+
+def test_set_without_views_holds_nothing_back():
+    before = tl.memory_stats()["active_bytes"]
+    t = tl.zeros(1000)
+    for _ in range(50):
+        t.set_(tl.zeros(1000).untyped_storage())
+    assert T.storage_refcount(t) == 1
+    assert tl.memory_stats()["active_bytes"] - before == 4000
+    del t
+    assert tl.memory_stats()["active_bytes"] == before
 
 
 def test_views_keep_memory_alive():

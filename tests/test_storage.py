@@ -89,7 +89,12 @@ def test_use_count_counts_tensors_and_exports():
     base = s.use_count()
     assert base >= 1
     v = t[2:]
+    # A view borrows its root's reference (Note [Views borrow from their
+    # base]); a detached alias holds one of its own.
+    assert s.use_count() == base
+    d = v.detach()
     assert s.use_count() == base + 1
+    del d
     m = memoryview(t)
     assert s.use_count() >= base + 1
     with_m = s.use_count()

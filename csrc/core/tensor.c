@@ -247,9 +247,28 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
         return NULL;
     }
     atomic_init(&t->refcnt, 1);
-    if (!adopt) {
+    /* Note [Views borrow from their base]
+     * A view's base is its root, which it holds (one reference) for as
+     * long as it lives.  An impl's version counter never changes, and a
+     * root's storage changes only through set_, which then keeps the old
+     * one until the root dies when a view borrowed it (storage_lent,
+     * retired).  So a view made over its root's storage and counter takes
+     * no reference to either: it is made and dropped with one atomic pair
+     * (the base's) instead of three.  tl_impl_unlink_base takes the
+     * references before a base link goes; set_ on a view drops nothing
+     * it borrowed. */
+    t->storage_borrowed = !adopt && base && base->storage == s;
+    t->version_borrowed = !adopt && base && base->version == version;
+    if (!adopt && !t->storage_borrowed) {
         tl_storage_incref(s);
     }
+    if (t->storage_borrowed) {
+        atomic_store_explicit(&base->storage_lent, true,
+                              memory_order_relaxed);
+    }
+    atomic_init(&t->storage_lent, false);
+    t->nretired = 0;
+    t->retired = NULL;
     t->storage = s;
     t->storage_offset = storage_offset;
     t->dtype = (int16_t)dt;
@@ -258,12 +277,6 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     /* A workspace tensor's layout is owned by its arena (Note [Arena
      * generations] in csrc/alloc/arena.c): resize_/set_ are refused. */
     t->flags = s->block->chunk ? 0 : TL_FLAG_ALLOW_METADATA_CHANGE;
-    /* Note [Borrowed version counters]: a view's counter is its base's,
-     * and an impl's counter never changes, so while the view holds its
-     * base it needs no reference of its own: a view is made and dropped
-     * with one atomic pair less.  tl_impl_unlink_base takes the reference
-     * before a base link goes. */
-    t->version_borrowed = !adopt && base && base->version == version;
     if (!adopt && !t->version_borrowed) {
         atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
     }
@@ -455,6 +468,10 @@ void tl_impl_unlink_base(tl_tensor_impl *t)
                                   memory_order_relaxed);
         t->version_borrowed = false;
     }
+    if (t->storage_borrowed) {
+        tl_storage_incref(t->storage);
+        t->storage_borrowed = false;
+    }
     tl_tensor_decref(t->base);
     t->base = NULL;
 }
@@ -469,11 +486,17 @@ void tl_tensor_decref(tl_tensor_impl *t)
     if (!t || !last_ref(&t->refcnt)) {
         return;
     }
-    tl_storage_decref(t->storage);
+    if (!t->storage_borrowed) {
+        tl_storage_decref(t->storage);
+    }
     if (!t->version_borrowed) {
         version_decref(t->version);
     }
-    tl_tensor_decref(t->base); /* after: it may hold the version */
+    for (int32_t i = 0; i < t->nretired; i++) {
+        tl_storage_decref(t->retired[i]);
+    }
+    free(t->retired);
+    tl_tensor_decref(t->base); /* last: it may hold what t borrowed */
     if (t->sizes != t->inline_sizes) {
         free(t->sizes);
     }
@@ -701,17 +724,38 @@ int tl_tensor_set_(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
     }
     /* Keep the old sizes in case the array change fails. */
     tl_storage *old = t->storage;
+    const bool old_borrowed = t->storage_borrowed;
     int64_t old_off = t->storage_offset;
+    /* Views may borrow the old storage (Note [Views borrow from their
+     * base]): then t keeps it until it dies.  Room first, so that a
+     * failure changes nothing. */
+    const bool retire = !old_borrowed && old != s &&
+        atomic_load_explicit(&t->storage_lent, memory_order_relaxed);
+    if (retire) {
+        tl_storage **r = realloc(t->retired,
+                                 (size_t)(t->nretired + 1) * sizeof *r);
+        if (!r) {
+            return tl_error(TL_ERR_MEMORY, "out of memory in set_");
+        }
+        t->retired = r;
+    }
     tl_storage_incref(s);
     t->storage = s;
+    t->storage_borrowed = false;
     t->storage_offset = storage_offset;
     if (tl_impl_set_sizes_strides(t, ndim, sizes, strides) < 0) {
         t->storage = old;
+        t->storage_borrowed = old_borrowed;
         t->storage_offset = old_off;
         tl_storage_decref(s);
         return TL_ERR_MEMORY;
     }
-    tl_storage_decref(old);
+    if (retire) {
+        t->retired[t->nretired++] = old;
+    }
+    else if (!old_borrowed) {
+        tl_storage_decref(old);
+    }
     tl_tensor_bump_version(t); /* an in-place op, as in PyTorch */
     return 0;
 }

@@ -35,15 +35,20 @@ struct tl_version {
 
 struct tl_tensor_impl {
     atomic_llong refcnt;
-    tl_storage *storage;      /* strong reference; never NULL */
+    tl_storage *storage;      /* never NULL; strong unless storage_borrowed */
     int64_t storage_offset;   /* in elements; >= 0 */
     int64_t numel;            /* product of sizes */
     int32_t ndim;             /* 0 .. TL_MAX_DIMS */
     int16_t dtype;            /* a tl_dtype */
     int8_t memory_format;     /* explicit format tag (tl_memory_format) */
-    bool version_borrowed;    /* version is base->version, which base keeps
-                                 alive: no reference of its own (Note
-                                 [Borrowed version counters], tensor.c) */
+    /* A view borrows what its base holds for it (Note [Views borrow from
+     * their base], tensor.c): no references of its own. */
+    bool version_borrowed;    /* version is base->version */
+    bool storage_borrowed;    /* storage is (or was) base->storage */
+    atomic_bool storage_lent; /* a root whose storage a view borrowed */
+    int32_t nretired;
+    tl_storage **retired;     /* a root's storages replaced by set_ while
+                                 lent: strong, dropped with the root */
     tl_device device;
     uint32_t flags;           /* TL_FLAG_*; derived ones kept current */
     tl_version *version;      /* shared with every view; strong unless

@@ -61,7 +61,8 @@ static PyObject *st_resizable(PyObject *self, PyObject *unused)
 
 static PyObject *st_use_count(PyObject *self, PyObject *unused)
 {
-    /* References held by tensors and exports; not the Python object's. */
+    /* References held by tensors and exports; not the Python object's.
+     * Views share their root's (Note [Views borrow from their base]). */
     return PyLong_FromLongLong(tl_storage_refcount(STORAGE(self)) - 1);
 }
 
@@ -125,7 +126,8 @@ static PyMethodDef storage_methods[] = {
      "resize_($self, size, /)\n--\n\nResizes in bytes (all views see it); "
      "BufferError while exported if the memory would move or shrink."},
     {"use_count", st_use_count, METH_NOARGS,
-     "use_count($self, /)\n--\n\nHow many tensors and exports hold it."},
+     "use_count($self, /)\n--\n\nHow many tensors and exports hold it "
+     "(a view shares its root's hold)."},
     {NULL},
 };
 
