@@ -149,7 +149,8 @@ static int loop_from_iter(const tl_iter *it, tl_dev_loop *L)
             continue;
         }
         d->data = op->data;
-        if ((uintptr_t)op->data % (uintptr_t)tl_dtype_align(op->dtype)) {
+        if ((uintptr_t)op->data &
+            ((uintptr_t)tl_dtype_align(op->dtype) - 1)) {
             return tl_error(TL_ERR_NOT_IMPLEMENTED,
                             "device kernels need memory aligned to the "
                             "element size (operand %d, %s, at %p)", k,

@@ -1141,10 +1141,12 @@ bool tl_iter_needs_buffering(const tl_iter *it)
     for (int k = 0; k < it->ntensors; k++) {
         const tl_iter_op *op = &it->ops[k];
         if (op->dtype != op->target_dtype ||
-            (uintptr_t)op->data % (uintptr_t)tl_dtype_align(op->dtype)) {
+            ((uintptr_t)op->data &
+             ((uintptr_t)tl_dtype_align(op->dtype) - 1)) != 0) {
             return true;
         }
-        /* Strides are multiples of the itemsize, hence of the alignment. */
+        /* Alignments are powers of two (a mask, not a division).  Strides
+         * are multiples of the itemsize, hence of the alignment. */
     }
     return false;
 }

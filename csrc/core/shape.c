@@ -265,8 +265,9 @@ void tl_impl_refresh_flags(tl_tensor_impl *t)
             f |= TL_FLAG_CHANNELS_LAST_3D;
         }
     }
+    /* Itemsizes are powers of two: a mask, not a division. */
     uintptr_t p = (uintptr_t)tl_impl_data(t);
-    if (p % (uintptr_t)tl_itemsize(t->dtype) == 0) {
+    if ((p & ((uintptr_t)tl_itemsize(t->dtype) - 1)) == 0) {
         f |= TL_FLAG_ALIGNED;
     }
     t->flags = f;

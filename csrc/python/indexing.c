@@ -585,9 +585,6 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *key)
 {
     tl_mstate *st = tl_state_of(self);
     tl_tensor_impl *t = tl_py_impl(self);
-    parsed_key k;
-    applied_key a = {0};
-    PyObject *res = NULL;
     if (PySlice_Check(key) && t->ndim >= 1 && tl_tensor_check_live(t) == 0) {
         /* The most common key, t[a:b:c], straight to the view (a hot
          * path; the same steps as apply_key's K_SLICE).  A stale workspace
@@ -602,6 +599,10 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *key)
                                           len);
         return v ? tl_py_wrap(st, v) : tl_py_raise(st);
     }
+    /* Declared after the fast path: zeroing a is a loop over ~1 KiB. */
+    parsed_key k;
+    applied_key a = {0};
+    PyObject *res = NULL;
     if (parse_key(st, t, key, &k) < 0) {
         return NULL;
     }
