@@ -133,6 +133,30 @@ def test_size_overflow(call, needles):
         raises(OverflowError, call, *needles)
 
 
+EMPTY_WIDE = (0, 2 ** 62, 4)  # no elements, but its strides overflow
+
+
+def test_empty_shape_with_overflowing_strides(torch):
+    # Where a new dense layout is made for the shape, it is refused as
+    # empty() refuses it (torch: "Stride calculation overflowed"); a view
+    # of an empty tensor keeps the wrapped strides, as torch's does.
+    for call in (lambda: tl.empty(EMPTY_WIDE),
+                 lambda: tl.empty(0).resize_(*EMPTY_WIDE),
+                 lambda: tl.empty(0).set_(tl.empty(0).untyped_storage(), 0,
+                                          EMPTY_WIDE),
+                 lambda: tl.workspace(1 << 10).empty(EMPTY_WIDE),
+                 lambda: tl.ExecutionPlan().add_buffer("b", EMPTY_WIDE)):
+        with nothing_leaked():
+            raises(OverflowError, call, E62)
+    with pytest.raises(RuntimeError):
+        torch.empty(0).resize_(*EMPTY_WIDE)
+    for shape_op in ("view", "reshape"):
+        ours = getattr(tl.empty(0), shape_op)(*EMPTY_WIDE)
+        theirs = getattr(torch.empty(0), shape_op)(*EMPTY_WIDE)
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        assert ours.stride() == theirs.stride()
+
+
 def test_size_overflow_allocates_nothing():
     for call in (lambda: tl.empty(2 ** 62, 4),
                  lambda: tl.zeros((2 ** 62, 4, 0)),

@@ -165,13 +165,17 @@ int tl_plan_add_buffer(tl_plan *p, const char *name, int ndim,
                         name ? name : "", nbytes, total);
     }
     off = off / a * a;
+    int64_t strides[TL_MAX_DIMS];
+    if (tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, strides) < 0) {
+        return tl_error_kind();
+    }
     entry *e = entry_reserve(p, name);
     if (!e) {
         return tl_error_kind();
     }
     e->ndim = ndim;
     memcpy(e->sizes, sizes, (size_t)ndim * sizeof(int64_t));
-    tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, e->strides);
+    memcpy(e->strides, strides, (size_t)ndim * sizeof(int64_t));
     e->dtype = (int16_t)dt;
     e->of = -1;
     e->group = g;
@@ -220,8 +224,8 @@ int tl_plan_add_view(tl_plan *p, const char *name, const char *of, int ndim,
     }
     if (strides) {
         memcpy(st, strides, (size_t)ndim * sizeof(int64_t));
-    } else {
-        tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, st);
+    } else if (tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, st) < 0) {
+        return tl_error_kind();
     }
     if (tl_check_in_bounds(ndim, sizes, st, offset, isz, base->nbytes) < 0) {
         return tl_error(TL_ERR_SHAPE, "plan view '%.64s' does not fit buffer "

@@ -691,7 +691,9 @@ int tl_tensor_resize_(tl_tensor_impl *t, int ndim, const int64_t *sizes)
          * included (a transposed tensor stays transposed). */
         return 0;
     }
-    tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, strides);
+    if (tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, strides) < 0) {
+        return tl_error_kind();
+    }
     if (tl_mul_overflow_i64(t->storage_offset, isz, &need) ||
         tl_add_overflow_i64(need, nbytes, &need)) {
         return tl_error(TL_ERR_OVERFLOW, "resize_: size overflows int64");

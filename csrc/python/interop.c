@@ -396,8 +396,9 @@ static PyObject *from_capsule(tl_mstate *st, PyObject *cap)
     }
     if (dl->strides) {
         memcpy(strides, dl->strides, (size_t)nd * 8);
-    } else {
-        tl_dense_strides(nd, sizes, TL_FORMAT_CONTIGUOUS, strides);
+    } else if (tl_dense_strides(nd, sizes, TL_FORMAT_CONTIGUOUS,
+                                strides) < 0) {
+        return tl_py_raise(st);
     }
     int64_t numel;
     if (tl_safe_numel_bytes(nd, sizes, isz, &numel, NULL) < 0) {

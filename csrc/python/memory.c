@@ -472,7 +472,9 @@ static PyObject *ws_make(PyObject *self, PyObject *const *args,
                             &nbytes) < 0) {
         return tl_py_raise(st);
     }
-    tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, strides);
+    if (tl_dense_strides(ndim, sizes, TL_FORMAT_CONTIGUOUS, strides) < 0) {
+        return tl_py_raise(st);
+    }
     tl_block *b = tl_arena_alloc_block(ARENA(self), TL_MEMKIND_WORKSPACE,
                                        (size_t)nbytes, (size_t)align);
     if (!b) {

@@ -277,8 +277,9 @@ static PyObject *t_set_(PyObject *self, PyObject *const *args,
                          "stride has %d", n, ns);
             return NULL;
         }
-    } else {
-        tl_dense_strides(n, sizes, TL_FORMAT_CONTIGUOUS, strides);
+    } else if (tl_dense_strides(n, sizes, TL_FORMAT_CONTIGUOUS,
+                                strides) < 0) {
+        return tl_py_raise(st);
     }
     if (tl_tensor_set_(t, s, off, n, sizes, strides) < 0) {
         return tl_py_raise(st);
