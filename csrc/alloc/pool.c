@@ -500,18 +500,14 @@ HOT_INLINE bool bin_sole(const pool *p, const bin_index *x, const pblock *b,
     return x->root[*k] == b && b->child[0] == NULL && b->child[1] == NULL;
 }
 
-/* Puts n, not in x, in place of old, the sole block of bin k, when n's
- * size is in bin k too.  Returns false (x untouched) otherwise. */
-HOT_INLINE bool bin_take_sole(pool *p, bin_index *x, unsigned k,
-                              const pblock *old, pblock *n)
+/* Puts n, not in x, in place of old, the sole block of bin k; n's size
+ * must be in bin k too. */
+HOT_INLINE void bin_put_sole(bin_index *x, unsigned k, const pblock *old,
+                             pblock *n)
 {
-    if (bin_of(p, n->size) != k) {
-        return false;
-    }
     n->prio = old->prio;
     n->child[0] = n->child[1] = NULL;
     x->root[k] = n;
-    return true;
 }
 
 /* Returns: borrowed smallest free block with size >= need (lowest address
@@ -878,7 +874,8 @@ HOT_INLINE void carve(pool *p, pblock *b, bool in_bin, const request *r,
             }
             b->next = t;
             b->size = used;
-            if (sole && bin_take_sole(p, x, k, b, t)) {
+            if (sole && bin_of(p, t->size) == k) {
+                bin_put_sole(x, k, b, t);
                 sole = false;
             }
             else {
@@ -1126,6 +1123,20 @@ static void *pool_allocate_streams(void *ctx, size_t nbytes,
                             p->backend.current_stream(p->backend.ctx));
 }
 
+/* a takes in its right neighbour, a free block out of the bins: one
+ * block of both sizes at a's address. */
+HOT_INLINE void absorb_next(pool *p, pblock *a)
+{
+    pblock *n = a->next;
+
+    a->size += n->size;
+    a->next = n->next;
+    if (n->next != NULL) {
+        n->next->prev = a;
+    }
+    struct_put(p, n);
+}
+
 /* Returns b (handed out or deferred, out of the hash table, no longer
  * active) to its stream's free index, merging it with free neighbours, and
  * trims the cache to its limit. */
@@ -1143,55 +1154,29 @@ HOT_INLINE void release_block(pool *p, pblock *b)
     bool prev_free = b->prev != NULL && !b->prev->allocated;
     bool next_free = b->next != NULL && !b->next->allocated;
     unsigned k;
-    if (next_free && !prev_free && bin_sole(p, x, b->next, &k)) {
+    if (next_free && !prev_free && bin_sole(p, x, b->next, &k) &&
+        bin_of(p, b->size + b->next->size) == k) {
         /* Note [Sole block fast path]: b takes the free tail's place. */
-        pblock *next = b->next;
-        size_t merged = b->size + next->size;
-        if (bin_of(p, merged) == k) {
-            b->size = merged;
-            b->next = next->next;
-            if (next->next != NULL) {
-                next->next->prev = b;
-            }
-            (void)bin_take_sole(p, x, k, next, b);
-            struct_put(p, next);
-            goto merged;
-        }
+        bin_put_sole(x, k, b->next, b);
+        absorb_next(p, b);
+        goto merged;
     }
-    else if (prev_free && !next_free && bin_sole(p, x, b->prev, &k) &&
-             bin_of(p, b->prev->size + b->size) == k) {
+    if (prev_free && !next_free && bin_sole(p, x, b->prev, &k) &&
+        bin_of(p, b->prev->size + b->size) == k) {
         /* The free block before b grows in place: same address, same
          * bin, still alone there. */
-        pblock *prev = b->prev;
-        prev->size += b->size;
-        prev->next = b->next;
-        if (b->next != NULL) {
-            b->next->prev = prev;
-        }
-        struct_put(p, b);
-        b = prev;
+        b = b->prev;
+        absorb_next(p, b);
         goto merged;
     }
     if (prev_free) {
-        pblock *prev = b->prev;
-        bin_remove(p, x, prev);
-        prev->size += b->size;
-        prev->next = b->next;
-        if (b->next != NULL) {
-            b->next->prev = prev;
-        }
-        struct_put(p, b);
-        b = prev;
+        bin_remove(p, x, b->prev);
+        b = b->prev;
+        absorb_next(p, b);
     }
     if (next_free) {
-        pblock *next = b->next;
-        bin_remove(p, x, next);
-        b->size += next->size;
-        b->next = next->next;
-        if (next->next != NULL) {
-            next->next->prev = b;
-        }
-        struct_put(p, next);
+        bin_remove(p, x, b->next);
+        absorb_next(p, b);
     }
     bin_insert(p, x, b);
 merged:
