@@ -492,9 +492,51 @@ typedef struct {
 
 /* Walks a nested sequence: fixes the shape from the first path, checks
  * every other path against it, infers the dtype.  Returns 0 / -1. */
+/* The dtype of a plain bool, int, float or complex (exact types: NumPy
+ * scalars subclass float and complex but keep their own dtype).
+ * Returns whether o is one. */
+static bool exact_python_number(PyObject *o, tl_dtype *dt)
+{
+    if (PyFloat_CheckExact(o)) {
+        *dt = TL_DTYPE_FLOAT32;
+    } else if (PyLong_CheckExact(o)) {
+        *dt = TL_DTYPE_INT64;
+    } else if (PyBool_Check(o)) {
+        *dt = TL_DTYPE_BOOL;
+    } else if (PyComplex_CheckExact(o)) {
+        *dt = TL_DTYPE_COMPLEX64;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Records a number of dtype dt at depth.  Returns 0, or -1 (ragged). */
+static int infer_leaf(infer_state *s, tl_dtype dt, int depth)
+{
+    if (s->have_leaf && depth != s->ndim) {
+        PyErr_Format(PyExc_ValueError,
+                     "tensor(): ragged nested sequence: a number at "
+                     "depth %d where depth %d was expected", depth,
+                     s->ndim);
+        return -1;
+    }
+    if (!s->have_leaf) {
+        s->ndim = depth;
+        s->have_leaf = true;
+    }
+    s->inferred = s->any_leaf ? infer_promote(s->inferred, dt) : dt;
+    s->any_leaf = true;
+    return 0;
+}
+
 static int infer(infer_state *s, PyObject *o, int depth)
 {
     tl_mstate *st = s->st;
+    tl_dtype dt;
+    if (exact_python_number(o, &dt)) {
+        return infer_leaf(s, dt, depth); /* the common leaf, first */
+    }
     bool is_tensor = tl_py_is_tensor(st, o);
     bool leaf = is_tensor ? tl_py_impl(o)->ndim == 0
                           : !PySequence_Check(o) || PyUnicode_Check(o) ||
@@ -509,20 +551,8 @@ static int infer(infer_state *s, PyObject *o, int depth)
         leaf = r > 0;
     }
     if (leaf) {
-        if (s->have_leaf && depth != s->ndim) {
-            PyErr_Format(PyExc_ValueError,
-                         "tensor(): ragged nested sequence: a number at "
-                         "depth %d where depth %d was expected", depth,
-                         s->ndim);
-            return -1;
-        }
-        if (!s->have_leaf) {
-            s->ndim = depth;
-            s->have_leaf = true;
-        }
         /* NumPy scalars first: numpy.float64 and numpy.complex128 subclass
          * float and complex but keep their own dtype, as in PyTorch. */
-        tl_dtype dt;
         int r = tl_py_numpy_scalar_dtype_or_0d(o, &dt);
         if (r < 0) {
             return -1;
@@ -540,9 +570,7 @@ static int infer(infer_state *s, PyObject *o, int depth)
                 return -1;
             }
         }
-        s->inferred = s->any_leaf ? infer_promote(s->inferred, dt) : dt;
-        s->any_leaf = true;
-        return 0;
+        return infer_leaf(s, dt, depth);
     }
     if (depth >= TL_MAX_DIMS) {
         PyErr_Format(PyExc_ValueError,
@@ -593,6 +621,10 @@ static int infer(infer_state *s, PyObject *o, int depth)
 
 static int store_leaf(tl_mstate *st, PyObject *o, tl_dtype dt, char *dst)
 {
+    tl_dtype own;
+    if (exact_python_number(o, &own)) {
+        return tl_py_store_scalar(o, dt, dst); /* the common leaf, first */
+    }
     if (tl_py_is_tensor(st, o)) {
         PyObject *v = PyObject_CallMethod(o, "item", NULL);
         if (!v) {
