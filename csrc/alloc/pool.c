@@ -879,12 +879,7 @@ HOT_INLINE void carve(pool *p, pblock *b, bool in_bin, const request *r,
                 sole = false;
             }
             else {
-                if (sole) {
-                    x->root[k] = NULL;
-                    bin_note_removal(x, k);
-                    sole = false;
-                }
-                bin_insert(p, x, t);
+                bin_insert(p, x, t); /* another bin than b's slot, if sole */
             }
         }
     }

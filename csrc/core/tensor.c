@@ -166,6 +166,14 @@ static tl_version *version_new(void)
     return v;
 }
 
+/* Whether t reaches its version counter through its base, without a
+ * reference of its own (Note [Views borrow from their base]): an impl's
+ * counter never changes, so this is fixed while t has that base. */
+static bool version_borrowed(const tl_tensor_impl *t)
+{
+    return t->base && t->base->version == t->version;
+}
+
 static void version_decref(tl_version *v)
 {
     if (v && last_ref(&v->refcnt)) {
@@ -257,8 +265,8 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
      * (the base's) instead of three.  tl_impl_unlink_base takes the
      * references before a base link goes; set_ on a view drops nothing
      * it borrowed. */
-    t->storage_borrowed = !adopt && base && base->storage == s;
-    t->version_borrowed = !adopt && base && base->version == version;
+    TL_ASSERT(!adopt || !base); /* adopted references are never borrowed */
+    t->storage_borrowed = base && base->storage == s;
     if (!adopt && !t->storage_borrowed) {
         tl_storage_incref(s);
     }
@@ -277,7 +285,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     /* A workspace tensor's layout is owned by its arena (Note [Arena
      * generations] in csrc/alloc/arena.c): resize_/set_ are refused. */
     t->flags = s->block->chunk ? 0 : TL_FLAG_ALLOW_METADATA_CHANGE;
-    if (!adopt && !t->version_borrowed) {
+    if (!adopt && !(base && base->version == version)) {
         atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
     }
     t->version = version;
@@ -463,10 +471,9 @@ void tl_impl_unlink_base(tl_tensor_impl *t)
     if (!t->base) {
         return;
     }
-    if (t->version_borrowed) {
+    if (version_borrowed(t)) {
         atomic_fetch_add_explicit(&t->version->refcnt, 1,
                                   memory_order_relaxed);
-        t->version_borrowed = false;
     }
     if (t->storage_borrowed) {
         tl_storage_incref(t->storage);
@@ -489,7 +496,7 @@ void tl_tensor_decref(tl_tensor_impl *t)
     if (!t->storage_borrowed) {
         tl_storage_decref(t->storage);
     }
-    if (!t->version_borrowed) {
+    if (!version_borrowed(t)) {
         version_decref(t->version);
     }
     for (int32_t i = 0; i < t->nretired; i++) {

@@ -43,7 +43,6 @@ struct tl_tensor_impl {
     int8_t memory_format;     /* explicit format tag (tl_memory_format) */
     /* A view borrows what its base holds for it (Note [Views borrow from
      * their base], tensor.c): no references of its own. */
-    bool version_borrowed;    /* version is base->version */
     bool storage_borrowed;    /* storage is (or was) base->storage */
     atomic_bool storage_lent; /* a root whose storage a view borrowed */
     int32_t nretired;
@@ -51,8 +50,8 @@ struct tl_tensor_impl {
                                  lent: strong, dropped with the root */
     tl_device device;
     uint32_t flags;           /* TL_FLAG_*; derived ones kept current */
-    tl_version *version;      /* shared with every view; strong unless
-                                 version_borrowed */
+    tl_version *version;      /* shared with every view; strong unless it
+                                 is base->version (then borrowed) */
     tl_tensor_impl *base;     /* strong; the root of a view, never a view;
                                  NULL for a root */
     void *pyobj;              /* borrowed back-pointer (csrc/python) */
