@@ -270,7 +270,8 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     if (!adopt && !t->storage_borrowed) {
         tl_storage_incref(s);
     }
-    if (t->storage_borrowed) {
+    if (t->storage_borrowed &&
+        !atomic_load_explicit(&base->storage_lent, memory_order_relaxed)) {
         atomic_store_explicit(&base->storage_lent, true,
                               memory_order_relaxed);
     }
