@@ -1161,3 +1161,37 @@ def test_split_into_too_many_pieces_raises():
         h.split([2 ** 62, 2 ** 62, 2 ** 62])
     assert [p.shape[0] for p in h.split(2 ** 61)] == [2 ** 61, 2 ** 61]
     assert len(h.chunk(3)) == 3
+
+
+SEQUENCE_KEYWORD_CALLS = [
+    ("reshape", (), {"shape": (6,)}),
+    ("reshape", (), {"size": (6,)}),
+    ("reshape", (6,), {"shape": (6,)}),
+    ("reshape", (), {"shape": (6,), "dims": 0}),
+    ("permute", (), {"dims": (1, 0)}),
+    ("permute", (), {"foo": (1, 0)}),
+    ("permute", (1,), {"dims": (1, 0)}),
+    ("flip", (), {"dims": (1,)}),
+    ("flip", (), {"dim": (1,)}),
+    ("flip", (1,), {"dims": (1,)}),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", SEQUENCE_KEYWORD_CALLS)
+def test_shape_and_dims_keywords_as_torch(torch, name, args, kwargs):
+    # reshape(shape=), permute(dims=), flip(dims=) stand for the positional
+    # sequence; any other keyword, or both forms at once, is a TypeError
+    # naming it (tensorlib used to take any single keyword).
+    x, tx = tl.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)
+    try:
+        want = getattr(tx, name)(*args, **kwargs)
+    except TypeError:
+        with pytest.raises(TypeError) as info:
+            getattr(x, name)(*args, **kwargs)
+        bad = set(kwargs) - {"shape", "dims"}
+        assert name + "()" in str(info.value)
+        assert all(repr(k) in str(info.value) for k in bad)
+        return
+    for got in (getattr(x, name)(*args, **kwargs),
+                getattr(tl, name)(x, *args, **kwargs)):
+        assert got.tolist() == want.tolist()

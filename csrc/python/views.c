@@ -46,6 +46,34 @@ static int get_dims(PyObject *const *args, Py_ssize_t nargs, int ndim,
 
 /* ---- view / reshape ------------------------------------------------------ */
 
+/* The one keyword of reshape(shape=), permute(dims=) and flip(dims=),
+ * which may stand for the positional *shape / *dims, never beside them.
+ * Returns 1 when it was given (then *nargs becomes 1 and args[0] is its
+ * value), 0 when no keyword was given, -1 with TypeError otherwise. */
+static int sequence_keyword(PyObject *kwnames, Py_ssize_t *nargs,
+                            const char *name, const char *fname)
+{
+    if (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (!PyUnicode_Check(k) || PyUnicode_CompareWithASCIIString(k, name)) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword "
+                         "argument %R (it takes *%s or %s=)", fname, k,
+                         name, name);
+            return -1;
+        }
+    }
+    if (*nargs) {
+        PyErr_Format(PyExc_TypeError, "%s() got %s both as positional "
+                     "arguments and as %s=", fname, name, name);
+        return -1;
+    }
+    *nargs = 1;
+    return 1;
+}
+
 static PyObject *t_view(PyObject *self, PyObject *const *args,
                         Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -95,15 +123,10 @@ static PyObject *t_reshape(PyObject *self, PyObject *const *args,
 {
     tl_mstate *st = tl_state_of(self);
     int64_t sizes[TL_MAX_DIMS];
-    PyObject *const *a = args;
-    if (kwnames && PyTuple_GET_SIZE(kwnames) == 1 && nargs == 0) {
-        a = args; /* reshape(shape=...) */
-        nargs = 1;
-    } else if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-        PyErr_SetString(PyExc_TypeError, "reshape() takes only shape");
+    if (sequence_keyword(kwnames, &nargs, "shape", "reshape") < 0) {
         return NULL;
     }
-    int n = tl_py_parse_shape(a, nargs, sizes, "reshape");
+    int n = tl_py_parse_shape(args, nargs, sizes, "reshape");
     if (n < 0) {
         return NULL;
     }
@@ -178,15 +201,10 @@ static PyObject *t_permute(PyObject *self, PyObject *const *args,
     tl_mstate *st = tl_state_of(self);
     tl_tensor_impl *t = IMPL(self);
     int dims[TL_MAX_DIMS];
-    PyObject *const *a = args;
-    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-        if (nargs || PyTuple_GET_SIZE(kwnames) != 1) {
-            PyErr_SetString(PyExc_TypeError, "permute() takes dims");
-            return NULL;
-        }
-        nargs = 1;
+    if (sequence_keyword(kwnames, &nargs, "dims", "permute") < 0) {
+        return NULL;
     }
-    int n = get_dims(a, nargs, t->ndim, dims, "permute");
+    int n = get_dims(args, nargs, t->ndim, dims, "permute");
     if (n < 0) {
         return NULL;
     }
@@ -522,12 +540,8 @@ static PyObject *t_flip(PyObject *self, PyObject *const *args,
     tl_mstate *st = tl_state_of(self);
     tl_tensor_impl *t = IMPL(self);
     int dims[TL_MAX_DIMS];
-    if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-        if (nargs || PyTuple_GET_SIZE(kwnames) != 1) {
-            PyErr_SetString(PyExc_TypeError, "flip() takes dims");
-            return NULL;
-        }
-        nargs = 1;
+    if (sequence_keyword(kwnames, &nargs, "dims", "flip") < 0) {
+        return NULL;
     }
     int n = get_dims(args, nargs, t->ndim, dims, "flip");
     if (n < 0) {
