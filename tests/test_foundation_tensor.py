@@ -129,6 +129,24 @@ def test_size_and_stride_of_zero_dim(torch):
             torch.tensor(1.0).size(d)
 
 
+@pytest.mark.parametrize("items", [[1.5], [2, "x"], [None], [1, 2.0]])
+def test_size_of_non_integers_names_the_element(torch, items):
+    with pytest.raises(TypeError):
+        torch.Size(items)
+    bad = next(i for i, v in enumerate(items) if not isinstance(v, int))
+    with pytest.raises(TypeError, match="element %d is %s" % (
+            bad, type(items[bad]).__name__)):
+        tl.Size(items)
+
+
+def test_size_of_integer_likes_as_torch(torch):
+    items = [np.int64(3), True, 0]
+    assert tuple(tl.Size(items)) == tuple(torch.Size(items)) == (3, 1, 0)
+    assert tl.Size([tl.tensor(4)]) == (4,)
+    with pytest.raises(TypeError, match="keyword"):
+        tl.Size(sizes=(1,))
+
+
 def test_size_stride_argument_types():
     t = tl.empty(2, 3)
     assert t.size(np.int64(1)) == 3

@@ -511,6 +511,10 @@ static PyObject *size_multiply(PyObject *a, PyObject *b)
 static PyObject *size_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
     PyObject *seq = NULL;
+    if (kw && PyDict_GET_SIZE(kw)) {
+        PyErr_SetString(PyExc_TypeError, "Size() takes no keyword arguments");
+        return NULL;
+    }
     if (!PyArg_ParseTuple(args, "|O:Size", &seq)) {
         return NULL;
     }
@@ -521,8 +525,14 @@ static PyObject *size_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     Py_ssize_t n = PyTuple_GET_SIZE(t);
     PyObject *s = tp->tp_alloc(tp, n);
     for (Py_ssize_t i = 0; s && i < n; i++) {
-        PyObject *v = PyNumber_Index(PyTuple_GET_ITEM(t, i));
+        PyObject *item = PyTuple_GET_ITEM(t, i);
+        PyObject *v = PyNumber_Index(item);
         if (!v) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Format(PyExc_TypeError, "Size() takes a sequence of "
+                             "ints: element %zd is %.100s", i,
+                             Py_TYPE(item)->tp_name);
+            }
             Py_CLEAR(s);
             break;
         }
