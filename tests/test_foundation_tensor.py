@@ -218,12 +218,16 @@ def test_device_parsing_as_torch(spec, torch):
     assert tl.device(d) == d
 
 
-@pytest.mark.xfail(strict=True, reason="device('cuda') is normalised to "
-                   "index 0 (repr device(type='cuda', index=0), str 'cuda:0');"
-                   " PyTorch keeps index None ('the current device')")
 def test_device_cuda_without_index_as_torch(torch):
     d, td = tl.device("cuda"), torch.device("cuda")
     assert (d.index, str(d), repr(d)) == (td.index, str(td), repr(td))
+    # Not equal to cuda:0 (as torch), equal to itself, and it round-trips.
+    assert (d == tl.device("cuda:0")) == (td == torch.device("cuda:0"))
+    assert d == tl.device("cuda") and hash(d) == hash(tl.device("cuda"))
+    assert hash(d) != hash(tl.device("cuda:0"))
+    assert pickle.loads(pickle.dumps(d)) == d and tl.device(d) is d
+    assert tl.device("cuda", 0) == tl.device("cuda:0")
+    assert tl.device("cuda", 0).index == 0
 
 
 def test_device_type_and_index_forms(torch):

@@ -45,6 +45,10 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     tl_device dev;
+    /* device("cuda") with no index: it means device 0 (tensorlib has no
+     * per-thread current device) but, as in PyTorch, shows no index
+     * ('cuda', index None) and is not equal to device("cuda:0"). */
+    bool no_index;
 } DeviceObject;
 
 typedef struct {

@@ -143,6 +143,7 @@ PyObject *tl_py_device(tl_mstate *st, tl_device d)
     DeviceObject *o = PyObject_New(DeviceObject, st->DeviceType);
     if (o) {
         o->dev = d;
+        o->no_index = false;
     }
     return (PyObject *)o;
 }
@@ -227,7 +228,12 @@ static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
         }
         d.index = (int16_t)i;
     }
-    return tl_py_device(st, d);
+    PyObject *r = tl_py_device(st, d);
+    if (r && d.type == TL_DEVICE_CUDA && index == Py_None &&
+        PyUnicode_Check(spec) && !strchr(PyUnicode_AsUTF8(spec), ':')) {
+        ((DeviceObject *)r)->no_index = true;
+    }
+    return r;
 }
 
 static PyObject *device_repr(PyObject *self)
@@ -236,12 +242,18 @@ static PyObject *device_repr(PyObject *self)
     if (d.type == TL_DEVICE_CPU) {
         return PyUnicode_FromString("device(type='cpu')");
     }
+    if (((DeviceObject *)self)->no_index) {
+        return PyUnicode_FromString("device(type='cuda')");
+    }
     return PyUnicode_FromFormat("device(type='cuda', index=%d)", d.index);
 }
 
 static PyObject *device_str(PyObject *self)
 {
     char buf[32];
+    if (((DeviceObject *)self)->no_index) {
+        return PyUnicode_FromString("cuda");
+    }
     tl_device_format(((DeviceObject *)self)->dev, buf, sizeof buf);
     return PyUnicode_FromString(buf);
 }
@@ -251,13 +263,17 @@ static PyObject *device_richcompare(PyObject *a, PyObject *b, int op)
     if (!Py_IS_TYPE(b, Py_TYPE(a)) || (op != Py_EQ && op != Py_NE)) {
         Py_RETURN_NOTIMPLEMENTED;
     }
-    int eq = tl_device_eq(((DeviceObject *)a)->dev, ((DeviceObject *)b)->dev);
+    const DeviceObject *x = (DeviceObject *)a, *y = (DeviceObject *)b;
+    int eq = tl_device_eq(x->dev, y->dev) && x->no_index == y->no_index;
     return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
 static Py_hash_t device_hash(PyObject *self)
 {
     tl_device d = ((DeviceObject *)self)->dev;
+    if (((DeviceObject *)self)->no_index) {
+        return (Py_hash_t)(d.type * 1000 + 999);
+    }
     return (Py_hash_t)(d.type * 1000 + d.index + 1);
 }
 
@@ -270,7 +286,7 @@ static PyObject *device_get_type(PyObject *self, void *c)
 static PyObject *device_get_index(PyObject *self, void *c)
 {
     tl_device d = ((DeviceObject *)self)->dev;
-    if (d.type == TL_DEVICE_CPU) {
+    if (d.type == TL_DEVICE_CPU || ((DeviceObject *)self)->no_index) {
         Py_RETURN_NONE;
     }
     return PyLong_FromLong(d.index);
@@ -720,6 +736,7 @@ int tl_types_init(PyObject *m, tl_mstate *st)
         return -1;
     }
     cpu->dev = tl_device_cpu();
+    cpu->no_index = false;
     st->cpu_device = (PyObject *)cpu;
     return 0;
 }
