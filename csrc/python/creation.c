@@ -492,25 +492,6 @@ typedef struct {
 
 /* Walks a nested sequence: fixes the shape from the first path, checks
  * every other path against it, infers the dtype.  Returns 0 / -1. */
-/* The dtype of a plain bool, int, float or complex (exact types: NumPy
- * scalars subclass float and complex but keep their own dtype).
- * Returns whether o is one. */
-static bool exact_python_number(PyObject *o, tl_dtype *dt)
-{
-    if (PyFloat_CheckExact(o)) {
-        *dt = TL_DTYPE_FLOAT32;
-    } else if (PyLong_CheckExact(o)) {
-        *dt = TL_DTYPE_INT64;
-    } else if (PyBool_Check(o)) {
-        *dt = TL_DTYPE_BOOL;
-    } else if (PyComplex_CheckExact(o)) {
-        *dt = TL_DTYPE_COMPLEX64;
-    } else {
-        return false;
-    }
-    return true;
-}
-
 /* Records a number of dtype dt at depth.  Returns 0, or -1 (ragged). */
 static int infer_leaf(infer_state *s, tl_dtype dt, int depth)
 {
@@ -534,7 +515,7 @@ static int infer(infer_state *s, PyObject *o, int depth)
 {
     tl_mstate *st = s->st;
     tl_dtype dt;
-    if (exact_python_number(o, &dt)) {
+    if (tl_py_plain_scalar_dtype(o, &dt)) {
         return infer_leaf(s, dt, depth); /* the common leaf, first */
     }
     bool is_tensor = tl_py_is_tensor(st, o);
@@ -622,7 +603,7 @@ static int infer(infer_state *s, PyObject *o, int depth)
 static int store_leaf(tl_mstate *st, PyObject *o, tl_dtype dt, char *dst)
 {
     tl_dtype own;
-    if (exact_python_number(o, &own)) {
+    if (tl_py_plain_scalar_dtype(o, &own)) {
         return tl_py_store_scalar(o, dt, dst); /* the common leaf, first */
     }
     if (tl_py_is_tensor(st, o)) {

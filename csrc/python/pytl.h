@@ -190,6 +190,10 @@ PyObject *tl_py_load_scalar(tl_dtype dt, const void *src);
 /* The dtype torch.tensor infers for a Python scalar: bool, int64,
  * float32 (default float), complex64.  Returns 0 if o is a scalar. */
 int tl_py_scalar_dtype(PyObject *o, tl_dtype *out);
+/* The same for exactly a bool, int, float or complex (not a subclass:
+ * NumPy scalars subclass float and complex but keep their own dtype).
+ * Returns whether o is one; cheap enough to try first. */
+bool tl_py_plain_scalar_dtype(PyObject *o, tl_dtype *out);
 
 /* ---- creation (creation.c), NumPy and buffers (numpy_bridge.c) ---- */
 

@@ -316,8 +316,27 @@ PyObject *tl_py_load_scalar(tl_dtype dt, const void *src)
     }
 }
 
+bool tl_py_plain_scalar_dtype(PyObject *o, tl_dtype *out)
+{
+    if (PyFloat_CheckExact(o)) {
+        *out = TL_DTYPE_FLOAT32;
+    } else if (PyLong_CheckExact(o)) {
+        *out = TL_DTYPE_INT64;
+    } else if (PyBool_Check(o)) {
+        *out = TL_DTYPE_BOOL;
+    } else if (PyComplex_CheckExact(o)) {
+        *out = TL_DTYPE_COMPLEX64;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 int tl_py_scalar_dtype(PyObject *o, tl_dtype *out)
 {
+    if (tl_py_plain_scalar_dtype(o, out)) {
+        return 0;
+    }
     /* NumPy scalars and 0-d tensors count as the Python scalar of their
      * kind (as a PyTorch Scalar argument does: torch.full((2,),
      * numpy.float64(1)) is float32), checked first because numpy.float64
