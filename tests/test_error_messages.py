@@ -48,9 +48,13 @@ def test_view_with_wrong_element_count(t):
 
 def test_broadcast_mismatch(t):
     msg = message(tl.ShapeError, lambda: t + tl.ones(4))
-    has_all(msg, "(3)", "(4)", "dimension 1")
+    has_all(msg, "[2, 3]", "[4]", "sizes are 3 and 4", "dimension 1")
+    msg = message(tl.ShapeError, lambda: tl.ones(2, 1) + t + tl.ones(5, 1))
+    has_all(msg, "[2, 3]", "[5, 1]", "sizes are 2 and 5", "dimension 0")
     msg = message(tl.ShapeError, lambda: t.expand(4, 4))
-    has_all(msg, "[4, 4]", "[2, 3]", "dimension 1")
+    has_all(msg, "[4, 4]", "[2, 3]", "dimension 1", "has size 3")
+    msg = message(tl.ShapeError, lambda: t.expand(-1, 2, 3))
+    has_all(msg, "leading dimension 0", "got -1")
 
 
 def test_permute_and_movedim(t):

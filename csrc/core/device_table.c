@@ -357,8 +357,8 @@ static int validate_cross(tl_tensor_impl *dst, tl_tensor_impl *src)
     if (bnd != dst->ndim ||
         memcmp(shape, dst->sizes, (size_t)bnd * sizeof(int64_t)) != 0) {
         return tl_error(TL_ERR_SHAPE,
-                        "output with shape %s doesn't match the broadcast "
-                        "shape %s", tl_fmt_list(0, dst->ndim, dst->sizes),
+                        "cannot copy into shape %s: the source broadcasts "
+                        "to %s", tl_fmt_list(0, dst->ndim, dst->sizes),
                         tl_fmt_list(1, bnd, shape));
     }
     if (dst->numel > 1 && tl_iter_has_internal_overlap(dst)) {

@@ -126,8 +126,9 @@ int tl_iter_infer_size(int n, const int *ndims, const int64_t *const *sizes,
     for (int d = 0; d < nd; d++) {
         out[d] = 1;
     }
-    /* Pairwise, as ATen: the accumulated shape is "tensor a", operand k's
-     * shape "tensor b"; the dim is counted in the result. */
+    /* Pairwise: operand k against the broadcast of operands 0..k-1 (whose
+     * own ndim is prev_nd); the dim in a message counts in the result. */
+    int prev_nd = 0;
     for (int k = 0; k < n; k++) {
         const int off = nd - ndims[k];
         for (int d = off; d < nd; d++) {
@@ -140,10 +141,14 @@ int tl_iter_infer_size(int n, const int *ndims, const int64_t *const *sizes,
                 continue;
             }
             return tl_error(TL_ERR_SHAPE,
-                            "The size of tensor a (%" PRId64
-                            ") must match the size of tensor b (%" PRId64
-                            ") at non-singleton dimension %d",
-                            sa, sb, d);
+                            "shapes %s and %s do not broadcast: at dimension %d "
+                            "(counted in the result) the sizes are %" PRId64
+                            " and %" PRId64 ", and neither is 1",
+                            tl_fmt_list(0, prev_nd, out + (nd - prev_nd)),
+                            tl_fmt_list(1, ndims[k], sizes[k]), d, sa, sb);
+        }
+        if (ndims[k] > prev_nd) {
+            prev_nd = ndims[k];
         }
     }
     *out_ndim = nd;
@@ -626,9 +631,8 @@ static int validate(tl_iter *it, const tl_iter_config *c, int *out_dtype,
             tl_device_format(it->device, a, sizeof a);
             tl_device_format(t->device, b, sizeof b);
             return tl_error(TL_ERR_RUNTIME,
-                            "Expected all tensors to be on the same device, "
-                            "but found at least two devices, %s and %s!",
-                            a, b);
+                            "operands on different devices (%s and %s): "
+                            "move them to one device first", a, b);
         }
     }
     if (!have_dev) {
@@ -708,8 +712,9 @@ static int validate(tl_iter *it, const tl_iter_config *c, int *out_dtype,
             continue;
         }
         return tl_error(TL_ERR_SHAPE,
-                        "output with shape %s doesn't match the broadcast "
-                        "shape %s",
+                        "the output has shape %s but the result has shape "
+                        "%s (only an empty output that owns its storage is "
+                        "resized)",
                         tl_fmt_list(0, t->ndim, t->sizes),
                         tl_fmt_list(1, it->bcast_ndim, it->bcast));
     }

@@ -542,8 +542,8 @@ static int check_scalar_fits(const tl_scalar *alpha, int dt, bool negate,
             break;
         }
         return tl_error(TL_ERR_OVERFLOW,
-                        "%s cannot be converted to type %s without "
-                        "overflow: %s", what, dname(dt), buf);
+                        "%s %s is out of range for %s", what, buf,
+                        dname(dt));
     }
     return 0;
 }

@@ -160,8 +160,8 @@ static int check_fill_value(const tl_scalar *s, int dt)
                 break;
             }
             return tl_error(TL_ERR_OVERFLOW,
-                            "value cannot be converted to type %s without "
-                            "overflow: %s", dname(dt), buf);
+                            "value %s is out of range for %s", buf,
+                            dname(dt));
         }
         return 0;
     }
@@ -183,8 +183,8 @@ static int check_fill_value(const tl_scalar *s, int dt)
     for (int i = 0; i < n; i++) {
         if (isfinite(parts[i]) && fabs(parts[i]) > max) {
             return tl_error(TL_ERR_OVERFLOW,
-                            "value cannot be converted to type %s without "
-                            "overflow: %g", dname(dt), parts[i]);
+                            "value %g is out of range for %s", parts[i],
+                            dname(dt));
         }
     }
     return 0;

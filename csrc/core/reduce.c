@@ -359,8 +359,8 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
         tl_device_format(a->device, x, sizeof x);
         tl_device_format(out->device, y, sizeof y);
         return tl_error(TL_ERR_RUNTIME,
-                        "Expected all tensors to be on the same device, but "
-                        "found at least two devices, %s and %s!", x, y);
+                        "operands on different devices (%s and %s): move "
+                        "them to one device first", x, y);
     }
     int rc = tl_tensor_check_writable(out);
     if (rc < 0) {
@@ -368,8 +368,8 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
     }
     if (explicit_dtype >= 0 && out->dtype != explicit_dtype) {
         return tl_error(TL_ERR_TYPE,
-                        "Expected out tensor to have dtype %s, but got %s "
-                        "instead", tl_dtype_table[explicit_dtype].name,
+                        "dtype=%s was asked for, but out= has dtype %s: "
+                        "they must agree", tl_dtype_table[explicit_dtype].name,
                         tl_dtype_table[out->dtype].name);
     }
     if (!tl_can_cast((tl_dtype)rt, (tl_dtype)out->dtype)) {

@@ -639,7 +639,7 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
     }
     if (!s->resizable) {
         return tl_error(TL_ERR_RUNTIME,
-                        "Trying to resize storage that is not resizable (a "
+                        "cannot grow a storage that is not resizable (a "
                         "storage over external or shared memory of %" PRId64
                         " bytes, asked for %" PRId64 ")", s->nbytes, nbytes);
     }

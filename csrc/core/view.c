@@ -18,6 +18,7 @@
 
 #include "shape.h"
 #include "tensor_impl.h"
+#include "tensorlib/iter.h"
 #include "tensorlib/view.h"
 
 int tl_wrap_dim(int64_t dim, int ndim, int *out)
@@ -207,9 +208,9 @@ tl_tensor_impl *tl_view_expand(tl_tensor_impl *t, int ndim,
         if (od < 0) {
             if (w < 0) {
                 tl_error(TL_ERR_SHAPE,
-                         "expand: the expanded size of the tensor (%" PRId64
-                         ") isn't allowed in a leading, non-existing "
-                         "dimension %d", w, i);
+                         "expand: new leading dimension %d needs a size >= 0, "
+                         "got %" PRId64 " (-1 keeps only an existing "
+                         "dimension)", i, w);
                 return NULL;
             }
             sizes[i] = w;
@@ -222,7 +223,7 @@ tl_tensor_impl *tl_view_expand(tl_tensor_impl *t, int ndim,
         }
         if (w < 0) {
             tl_error(TL_ERR_SHAPE, "expand: invalid size %" PRId64
-                     " at dim %d", w, i);
+                     " at dimension %d", w, i);
             return NULL;
         }
         if (have == w) {
@@ -233,11 +234,11 @@ tl_tensor_impl *tl_view_expand(tl_tensor_impl *t, int ndim,
             strides[i] = 0;
         } else {
             tl_error(TL_ERR_SHAPE,
-                     "The expanded size of the tensor (%" PRId64 ") must "
-                     "match the existing size (%" PRId64 ") at non-singleton "
-                     "dimension %d.  Target sizes: %s.  Tensor sizes: %s",
-                     w, have, i, tl_fmt_list(0, ndim, want),
-                     tl_fmt_list(1, t->ndim, t->sizes));
+                     "expand: cannot expand shape %s to %s: dimension %d "
+                     "has size %" PRId64 ", and only a size-1 dimension can "
+                     "become %" PRId64,
+                     tl_fmt_list(1, t->ndim, t->sizes),
+                     tl_fmt_list(0, ndim, want), i, have, w);
             return NULL;
         }
     }
@@ -536,18 +537,9 @@ tl_tensor_impl *tl_view_alias(tl_tensor_impl *t)
 int tl_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b,
                         int64_t *out)
 {
-    int n = na > nb ? na : nb;
-    for (int i = n - 1; i >= 0; i--) {
-        int ia = i - (n - na), ib = i - (n - nb);
-        int64_t sa = ia >= 0 ? a[ia] : 1;
-        int64_t sb = ib >= 0 ? b[ib] : 1;
-        if (sa != sb && sa != 1 && sb != 1) {
-            return tl_error(TL_ERR_SHAPE,
-                            "The size of tensor a (%" PRId64 ") must match "
-                            "the size of tensor b (%" PRId64 ") at "
-                            "non-singleton dimension %d", sa, sb, i);
-        }
-        out[i] = sa == 1 ? sb : sa;
-    }
-    return n;
+    const int ndims[2] = {na, nb};
+    const int64_t *const sizes[2] = {a, b};
+    int n;
+    int rc = tl_iter_infer_size(2, ndims, sizes, &n, out);
+    return rc < 0 ? rc : n;
 }

@@ -127,13 +127,11 @@ static int store_int_checked(const pyscalar *s, tl_dtype dt, void *dst)
     if (!ok) {
         if (s->kind == TL_KIND_UINT) {
             PyErr_Format(PyExc_OverflowError,
-                         "value %llu cannot be converted to %s without "
-                         "overflow", (unsigned long long)s->u,
+                         "value %llu is out of range for %s", (unsigned long long)s->u,
                          tl_dtype_info_of(dt)->name);
         } else {
             PyErr_Format(PyExc_OverflowError,
-                         "value %lld cannot be converted to %s without "
-                         "overflow", (long long)s->i,
+                         "value %lld is out of range for %s", (long long)s->i,
                          tl_dtype_info_of(dt)->name);
         }
         return -1;
@@ -230,8 +228,7 @@ int tl_py_store_scalar(PyObject *o, tl_dtype dt, void *dst)
             double t = trunc(s.f);
             if (!isfinite(s.f) || t < -0x1p63 || t >= 0x1p64) {
                 PyErr_Format(PyExc_OverflowError,
-                             "value %R cannot be converted to %s without "
-                             "overflow", o, tl_dtype_info_of(dt)->name);
+                             "value %R is out of range for %s", o, tl_dtype_info_of(dt)->name);
                 return -1;
             }
             pyscalar si;
@@ -245,8 +242,7 @@ int tl_py_store_scalar(PyObject *o, tl_dtype dt, void *dst)
             if (store_int_checked(&si, dt, dst) < 0) {
                 PyErr_Clear();
                 PyErr_Format(PyExc_OverflowError,
-                             "value %R cannot be converted to %s without "
-                             "overflow", o, tl_dtype_info_of(dt)->name);
+                             "value %R is out of range for %s", o, tl_dtype_info_of(dt)->name);
                 return -1;
             }
             return 0;

@@ -180,9 +180,10 @@ TL_API tl_tensor_impl *tl_iter_output(const tl_iter *it, int i);
 
 /* Broadcasts n shapes (aligned at the last dim; missing leading dims
  * count as 1; sizes must be equal or 1).  out needs TL_MAX_DIMS entries.
- * Errors: TL_ERR_SHAPE "The size of tensor a (3) must match the size of
- * tensor b (4) at non-singleton dimension 1" (a and b name the operands by
- * index when n > 2).  Returns 0 or an error. */
+ * Errors: TL_ERR_SHAPE "shapes [2, 3] and [4] do not broadcast: at
+ * dimension 1 (counted in the result) the sizes are 3 and 4, and neither is 1" (with
+ * n > 2 the first shape is the broadcast of the operands before).
+ * Returns 0 or an error. */
 TL_API int tl_iter_infer_size(int n, const int *ndims,
                               const int64_t *const *sizes, int *out_ndim,
                               int64_t *out);

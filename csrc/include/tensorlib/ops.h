@@ -17,8 +17,8 @@
  * - out= semantics: out must have the broadcast shape, or have no elements
  *   and own its storage (base NULL, storage offset 0), in which case it is
  *   resized; its dtype may differ from the result dtype when
- *   tl_can_cast(result, out dtype) (else TL_ERR_TYPE "result type Float
- *   can't be cast to the desired output type Long"); the result is cast on
+ *   tl_can_cast(result, out dtype) (else TL_ERR_TYPE naming
+ *   can_cast(result, out dtype)); the result is cast on
  *   write.  A read-only out is TL_ERR_READONLY; operands on different
  *   devices are TL_ERR_RUNTIME; non-CPU tensors run through the device
  *   kernel table (tensorlib/device_table.h; TL_ERR_RUNTIME "tensorlib was

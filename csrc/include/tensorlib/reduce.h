@@ -19,10 +19,10 @@
  * - out=: out must have the result's shape, or have no elements and own its
  *   storage (base NULL, storage offset 0), in which case it is resized;
  *   its dtype may differ when tl_can_cast(result dtype, out dtype) (else
- *   TL_ERR_TYPE "result type Float can't be cast to the desired output
- *   type Long"), and the result is cast on write; with an explicit dtype=
- *   the out dtype must be that dtype (TL_ERR_TYPE "Expected out tensor to
- *   have dtype double, but got float instead").  A read-only out is
+ *   TL_ERR_TYPE naming can_cast(result, out)), and the result is cast
+ *   on write; with an explicit dtype= the out dtype must be that dtype
+ *   (TL_ERR_TYPE "dtype=float64 was asked for, but out= has dtype float32:
+ *   they must agree").  A read-only out is
  *   TL_ERR_READONLY; an out that overlaps itself is TL_ERR_SHAPE; an out
  *   sharing memory with the input is written only after the whole input
  *   was read.  Every successful write into out bumps its version.

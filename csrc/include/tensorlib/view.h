@@ -60,8 +60,9 @@ TL_API tl_tensor_impl *tl_view_flip(tl_tensor_impl *t, uint64_t mask);
 /* A view with the same metadata (detach, alias). */
 TL_API tl_tensor_impl *tl_view_alias(tl_tensor_impl *t);
 
-/* The broadcast of two shapes (infer_size).  Errors name both sizes and
- * the dim.  Returns the result ndim, or a negative status. */
+/* The broadcast of two shapes: tl_iter_infer_size for a pair.  out needs
+ * TL_MAX_DIMS entries and must not alias a or b.  Errors name both shapes,
+ * both sizes and the dim.  Returns the result ndim, or a negative status. */
 TL_API int tl_broadcast_shapes(int na, const int64_t *a, int nb,
                                const int64_t *b, int64_t *out);
 
