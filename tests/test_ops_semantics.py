@@ -397,7 +397,8 @@ def test_every_error_leaves_operands_unchanged():
         lambda: tl.add(a, 1.5, out=out),          # float result into int
         lambda: tl.add(a, tl.ones(4), out=out),   # shape
         lambda: out.add_(tl.ones((3, 2, 3))),     # in-place broadcast
-        lambda: tl.pow(a, -b, out=out),           # negative int power
+        lambda: tl.pow(a, -1, out=out),           # negative int power
+        lambda: a.pow_(-2),
         lambda: a.sub_(1, alpha=0.5),             # float alpha
         lambda: tl.bitwise_and(a, 1.0, out=out),  # bitwise on float
         lambda: tl.where(a, a, b, out=out),       # non-bool condition
@@ -503,20 +504,35 @@ def test_half_to_even_rounding_and_casts():
 
 
 def test_pow_negative_exponent_judged_in_its_own_dtype(torch):
-    """uint8 ** -1 is a negative integer power (PyTorch refuses it too)
-    although -1 would cast to 255; int8 ** 255 is not one although 255
-    would cast to -1."""
+    """Only a Python-scalar exponent below 0 is refused on integers, and
+    judged as given: uint8 ** -1 is refused (as PyTorch) although -1 would
+    cast to 255; int8 ** 255 does not fit int8 (PyTorch refuses it too).
+    Note [Negative integer powers] in csrc/core/ops.c."""
     u = tl.tensor([2, 3], dtype=tl.uint8)
-    with pytest.raises(ValueError, match="negative integer powers"):
+    before = u.tolist(), u._version
+    with pytest.raises(ValueError, match="negative power -1"):
         u ** -1
     with pytest.raises(RuntimeError):
         torch.tensor([2, 3], dtype=torch.uint8) ** -1
-    with pytest.raises(ValueError, match="negative integer powers"):
-        tl.pow(tl.tensor([2], dtype=tl.int8), tl.tensor(-129))
+    with pytest.raises(ValueError, match="negative power -2"):
+        u.pow_(-2)
+    # Empty operands are judged too, as PyTorch does.
+    with pytest.raises(ValueError, match="negative power"):
+        tl.ones(0, dtype=tl.int64) ** -1
+    with pytest.raises(RuntimeError):
+        torch.ones(0, dtype=torch.int64) ** -1
+    with pytest.raises(OverflowError, match="exponent 255"):
+        tl.tensor([2], dtype=tl.int8) ** 255
+    with pytest.raises(RuntimeError):
+        torch.tensor([2], dtype=torch.int8) ** 255
+    assert (u.tolist(), u._version) == before
+    # A 0-d tensor exponent is a tensor, not a number: 255 is -1 in int8,
+    # so 1 ** -1 == 1, 2 ** -1 == 0 (PyTorch's integer powi).
     r = tl.pow(tl.tensor([1, 2], dtype=tl.int8), tl.tensor(255))
     assert r.dtype == tl.int8
-    # 255 is -1 in int8: 1 ** -1 == 1, 2 ** -1 == 0 (PyTorch's powi).
     assert r.tolist() == [1, 0]
+    assert (tl.pow(tl.tensor([2], dtype=tl.int8), tl.tensor(-129))
+            .tolist() == [0])
     assert (tl.tensor([2, 3]) ** tl.tensor([0, 2])).tolist() == [1, 9]
     # A float exponent makes it a float power.
     assert (u ** -1.0).tolist() == [0.5, 1 / 3.0] or \
@@ -770,3 +786,34 @@ def test_alpha_only_for_add_and_sub(torch):
     assert a.tolist() == [1.0, 2.0] and a._version == 0
     assert tl.add(a, a, alpha=None).tolist() == [2.0, 4.0]
     assert tl.mul(a, a, alpha=None).tolist() == [1.0, 4.0]
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_pow_tensor_exponents_below_zero_match_torch(torch, dt):
+    """Integer tensors to negative tensor powers compute PyTorch's powi
+    (1 ** -n == 1, (-1) ** -n == +-1, else 0) instead of raising; the
+    rest wraps as NumPy's integer power does.  Random bases and
+    exponents, broadcast, strided and 0-d exponents."""
+    name = str(dt).split(".")[-1]
+    tdt = getattr(torch, name, None)
+    if tdt is None or dt in (tl.uint16, tl.uint32, tl.uint64):
+        pytest.skip("PyTorch has no pow kernel for " + name)
+    rng = rng_for("pow_neg", name)
+    lo = -5 if dt in SIGNED else 0
+    base = rng.integers(lo, 6, size=(4, 1, 5)).astype(np.int64)
+    exp = rng.integers(-4, 5, size=(3, 10))[:, ::2]  # strided
+    if dt not in SIGNED:
+        exp = np.abs(exp)
+    a = from_np(base, dt)
+    b = tl.tensor(exp.tolist())
+    got = tl.pow(a, b)
+    want = torch.pow(torch.tensor(base.tolist(), dtype=tdt),
+                     torch.tensor(exp.tolist()))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert got.tolist() == want.tolist()
+    e0 = int(rng.integers(-3, 0)) if dt in SIGNED else 2
+    got0 = tl.pow(a, tl.tensor(e0))
+    want0 = torch.pow(torch.tensor(base.tolist(), dtype=tdt),
+                      torch.tensor(e0))
+    assert got0.dtype == dt
+    assert got0.tolist() == want0.tolist()

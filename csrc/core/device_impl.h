@@ -14,7 +14,7 @@
  * built iterator whose device is not the CPU.  Returns 0 or an error. */
 int tl_device_run(const tl_iter *it, int kind, int op, const void *value);
 
-/* A scan (TL_DEV_SCAN_ZERO / TL_DEV_SCAN_NEG) over a built one-input
+/* A scan (TL_DEV_SCAN_ZERO) over a built one-input
  * iterator on a device.  Returns 1 (found), 0, or an error. */
 int tl_device_scan(const tl_iter *it, int kind);
 

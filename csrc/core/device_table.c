@@ -33,7 +33,7 @@
  *   elementwise with what to compute (tl_dev_op).  Dtype conversion
  *   happens inside the device kernel, per element, as the CPU's buffered
  *   casts do;
- * - the integer-division and negative-power scans use the row's scan;
+ * - the integer-division scan for zero divisors uses the row's scan;
  * - sum/prod/mean/amax/amin/max/min/any/all (reduce.c) build their usual
  *   layout and hand it to the row's reduce as a tl_dev_reduce;
  * - copies between devices go through tl_device_copy_cross (Note

@@ -234,10 +234,9 @@ tl_iter_loop2d tl_unary_kernel_get(int op, int dt);
 tl_iter_loop2d tl_where_kernel_get(int itemsize);
 tl_iter_loop2d tl_clamp_kernel_get(int dt);
 
-/* Scans (data: one input at dt, integral): ctx is an int flag set to 1
- * when an element is 0 (zero) or < 0 (negative). */
+/* The zero scan (data: one input at dt, integral): ctx is an int flag
+ * set to 1 when an element is 0. */
 tl_iter_loop2d tl_scan_zero_kernel_get(int dt);
-tl_iter_loop2d tl_scan_negative_kernel_get(int dt);
 
 
 #endif /* TENSORLIB_CSRC_CORE_KERNELS_H */

@@ -483,25 +483,12 @@ tl_iter_loop2d tl_binary_kernel_get(int op, int dt)
         }                                                                   \
     }
 #define SCAN_ZERO(N, T) SCAN(scanz_loop_##N, T, x == 0)
-#define SCAN_NEG(N, T) SCAN(scann_loop_##N, T, x < 0)
 FOR_INTS(SCAN_ZERO)
-SCAN_NEG(i8, int8_t)
-SCAN_NEG(i16, int16_t)
-SCAN_NEG(i32, int32_t)
-SCAN_NEG(i64, int64_t)
 
 static const tl_iter_loop2d scan_zero_table[TL_DTYPE_COUNT] = {
     ROW_ALL_INTS(scanz)};
-static const tl_iter_loop2d scan_neg_table[TL_DTYPE_COUNT] = {
-    ROW_INT(scann, i8, INT8) ROW_INT(scann, i16, INT16)
-        ROW_INT(scann, i32, INT32) ROW_INT(scann, i64, INT64)};
 
 tl_iter_loop2d tl_scan_zero_kernel_get(int dt)
 {
     return tl_dtype_valid(dt) ? scan_zero_table[dt] : NULL;
-}
-
-tl_iter_loop2d tl_scan_negative_kernel_get(int dt)
-{
-    return tl_dtype_valid(dt) ? scan_neg_table[dt] : NULL;
 }

@@ -167,11 +167,10 @@ static int kernel_dtype(int dt)
                : dt;
 }
 
-/* Scans t read as dt with a scan kernel (on a device: the table's scan of
- * dev_kind, a TL_DEV_SCAN_*).  Returns 1 when the kernel found something,
- * 0 when not, or an error. */
-static int scan_input(tl_tensor_impl *t, int dt, tl_iter_loop2d kernel,
-                      int dev_kind)
+/* Scans t, read as the integral dtype dt, for a zero (on a device: the
+ * table's TL_DEV_SCAN_ZERO).  Returns 1 when it holds one, 0 when not, or
+ * an error. */
+static int scan_for_zero(tl_tensor_impl *t, int dt)
 {
     tl_iter it;
     tl_iter_config c;
@@ -186,9 +185,9 @@ static int scan_input(tl_tensor_impl *t, int dt, tl_iter_loop2d kernel,
     }
     int flag = 0;
     if (it.device.type != TL_DEVICE_CPU) {
-        flag = tl_device_scan(&it, dev_kind);
+        flag = tl_device_scan(&it, TL_DEV_SCAN_ZERO);
     } else {
-        tl_iter_for_each(&it, kernel, &flag);
+        tl_iter_for_each(&it, tl_scan_zero_kernel_get(dt), &flag);
     }
     tl_iter_release(&it);
     return flag;
@@ -613,8 +612,7 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     if (int_compute && (op == TL_BINARY_FLOOR_DIVIDE ||
                         op == TL_BINARY_REMAINDER) &&
         broadcast_numel(2, ab) > 0) {
-        rc = scan_input(b, compute, tl_scan_zero_kernel_get(compute),
-                        TL_DEV_SCAN_ZERO);
+        rc = scan_for_zero(b, compute);
         if (rc < 0) {
             return NULL;
         }
@@ -625,21 +623,29 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
             return NULL;
         }
     }
-    /* The exponent's sign is judged in its own dtype, before the cast to
-     * the compute dtype: uint8 ** -1 is a negative power although -1
-     * casts to 255, and int8 ** 255 is not although 255 casts to -1 (as
-     * PyTorch checks the Python scalar).  An exponent of an unsigned or
-     * bool dtype is never negative. */
+    /* Note [Negative integer powers]: as PyTorch, only a Python-scalar
+     * exponent below 0 is refused (t ** -1 on integers: there is no
+     * integer answer to give).  Tensor exponents, 0-d ones included, take
+     * PyTorch's integer powi: 1 ** -n == 1, (-1) ** -n == +-1, anything
+     * else ** -n == 0.  The scalar's sign is judged as given, before the
+     * cast to the compute dtype: uint8 ** -1 is refused although -1 casts
+     * to 255, and a scalar that the compute dtype cannot hold (int8 **
+     * 255) is an overflow.  Empty operands are judged too, as PyTorch
+     * does. */
     if (op == TL_BINARY_POW && int_compute &&
-        kind_of(b->dtype) == TL_KIND_INT && broadcast_numel(2, ab) > 0) {
-        rc = scan_input(b, b->dtype, tl_scan_negative_kernel_get(b->dtype),
-                        TL_DEV_SCAN_NEG);
-        if (rc < 0) {
+        (b->flags & TL_FLAG_WRAPPED_NUMBER)) {
+        tl_scalar e;
+        if (tl_tensor_item(b, &e) < 0) {
             return NULL;
         }
-        if (rc) {
-            tl_error(TL_ERR_VALUE,
-                     "Integers to negative integer powers are not allowed.");
+        if (e.kind == TL_KIND_INT && e.v.i < 0) {
+            tl_error(TL_ERR_VALUE, "pow: an integer tensor (%s) to the "
+                     "negative power %" PRId64 " has no integer result; "
+                     "use a float tensor or exponent", dname(compute),
+                     e.v.i);
+            return NULL;
+        }
+        if (check_scalar_fits(&e, compute, false, "exponent") < 0) {
             return NULL;
         }
     }

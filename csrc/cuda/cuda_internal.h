@@ -21,7 +21,7 @@ int tl_cuda_ew_fill(const tl_dev_loop *L, const tl_dev_op *op,
                     tl_cuda_stream s);
 int tl_cuda_ew_where(const tl_dev_loop *L, tl_cuda_stream s);
 int tl_cuda_ew_clamp(const tl_dev_loop *L, tl_cuda_stream s);
-/* Sets the device int at dflag to 1 when an element matches. */
+/* Sets the device int at dflag to 1 when an element is 0. */
 int tl_cuda_ew_scan(const tl_dev_loop *L, const tl_dev_op *op, int *dflag,
                     tl_cuda_stream s);
 /* reduce.cu */

@@ -1,7 +1,6 @@
 /* csrc/cuda/ew_misc.cu — the CUDA copies and casts (copy_: any dtype to
- * any dtype, any layout), fill_, where, clamp, and the integer scans that
- * ops use to refuse a division by zero or a negative power before they
- * write anything. */
+ * any dtype, any layout), fill_, where, clamp, and the integer scan that
+ * ops use to refuse a division by zero before they write anything. */
 #include "launch.cuh"
 
 namespace tlk {
@@ -48,9 +47,8 @@ static int fill_as(const tl_dev_loop *L, const tl_dev_op *o,
 /* ---- scans -------------------------------------------------------------- */
 
 template <class C> struct ScanArgs {
-    EwArgs<1> a;  /* operand 0 is the input */
-    int negative; /* 1: look for x < 0, 0: for x == 0 */
-    int *flag;    /* device int set to 1 on a match */
+    EwArgs<1> a; /* operand 0 is the input */
+    int *flag;   /* device int set to 1 on a zero */
 };
 
 template <class C>
@@ -60,14 +58,7 @@ TL_HD void scan_body(const ScanArgs<C> &sa, int64_t tid, int64_t nthreads)
         int64_t off[1];
         offsets<1>(sa.a, i, off);
         const C x = load<C>(sa.a.data[0] + off[0], sa.a.dtype[0]);
-        bool hit;
-        if constexpr (std::is_signed<C>::value) {
-            hit = sa.negative ? x < 0 : x == 0;
-        }
-        else {
-            hit = !sa.negative && x == 0;
-        }
-        if (hit) {
+        if (x == 0) {
             *sa.flag = 1; /* every writer stores the same value */
         }
     }
@@ -84,8 +75,7 @@ __global__ void __launch_bounds__(TLK_THREADS)
 #endif
 
 template <class C>
-static int scan_as(const tl_dev_loop *L, int negative, int *flag,
-                   tl_cuda_stream s)
+static int scan_as(const tl_dev_loop *L, int *flag, tl_cuda_stream s)
 {
     ScanArgs<C> sa;
     memset(&sa, 0, sizeof(sa));
@@ -105,7 +95,6 @@ static int scan_as(const tl_dev_loop *L, int negative, int *flag,
     }
     sa.a.data[0] = L->ops[0].data;
     sa.a.dtype[0] = L->ops[0].dtype;
-    sa.negative = negative;
     sa.flag = flag;
     if (tl_cuda_check_pointer(sa.a.data[0], 0, 1) < 0 ||
         tl_cuda_check_pointer(flag, sizeof(int), 1) < 0) {
@@ -200,10 +189,10 @@ int tl_cuda_ew_clamp(const tl_dev_loop *L, tl_cuda_stream s)
 int tl_cuda_ew_scan(const tl_dev_loop *L, const tl_dev_op *o, int *dflag,
                     tl_cuda_stream s)
 {
-    const int negative = o->kind == TL_DEV_SCAN_NEG;
+    (void)o; /* the one scan: for zeros */
 #define C_(D_, T_)                                                          \
     case D_:                                                                \
-        return scan_as<T_>(L, negative, dflag, s);
+        return scan_as<T_>(L, dflag, s);
     switch (L->ops[0].target_dtype) {
         G_INTS(C_)
     default:

@@ -414,14 +414,22 @@ static void test_int_pow(void)
         w *= 7;
     }
     CHECK((uint64_t)get_i64(p, 4) == w);
-    double nv[] = {1, -1, 0, 0, 0};
-    tl_tensor_impl *n = vec(I64, 5, nv);
-    CHECK(binop(TL_BINARY_POW, a, n) == NULL);
-    CHECK(tl_error_kind() == TL_ERR_VALUE);
-    CHECK(msg_has("Integers to negative integer powers are not allowed."));
+    /* Tensor exponents below 0 take PyTorch's powi (Note [Negative
+     * integer powers]): 1 ** -n == 1, (-1) ** -n == +-1, else 0. */
+    double bases[] = {1, -1, -1, 2, 0}, nv[] = {-3, -3, -2, -1, -1};
+    tl_tensor_impl *nb = vec(I64, 5, bases), *n = vec(I64, 5, nv);
+    tl_tensor_impl *np = binop(TL_BINARY_POW, nb, n);
+    CHECK(np != NULL);
+    CHECK(get_i64(np, 0) == 1 && get_i64(np, 1) == -1);
+    CHECK(get_i64(np, 2) == 1 && get_i64(np, 3) == 0);
+    CHECK(get_i64(np, 4) == 0);
+    tl_tensor_decref(np);
+    tl_tensor_decref(nb);
+    /* A Python-scalar exponent below 0 is refused. */
     tl_tensor_impl *m1 = scalar_i(-1);
     CHECK(binop(TL_BINARY_POW, a, m1) == NULL);
     CHECK(tl_error_kind() == TL_ERR_VALUE);
+    CHECK(msg_has("negative power -1"));
     /* A float exponent makes it a float pow. */
     tl_tensor_impl *h = scalar_f(-1.0);
     tl_tensor_impl *fp = binop(TL_BINARY_POW, a, h);

@@ -36,7 +36,6 @@ typedef enum tl_dev_kind {
     TL_DEV_WHERE,      /* out = cond ? a : b (ops: out, cond, a, b) */
     TL_DEV_CLAMP,      /* out = min(max(a, lo), hi) (ops: out, a, lo, hi) */
     TL_DEV_SCAN_ZERO,  /* *found = any element == 0 (ops: in) */
-    TL_DEV_SCAN_NEG,   /* *found = any element < 0 (ops: in) */
     TL_DEV_KIND_COUNT
 } tl_dev_kind;
 
