@@ -121,9 +121,9 @@ def test_size_and_stride_of_zero_dim(torch):
     t = tl.tensor(1.0)
     assert t.size() == () and t.stride() == ()
     for d in (0, -1):
-        with pytest.raises(IndexError, match="no dimensions"):
+        with pytest.raises(IndexError, match="0-d .*no dims"):
             t.size(d)
-        with pytest.raises(IndexError, match="no dimensions"):
+        with pytest.raises(IndexError, match="0-d .*no dims"):
             t.stride(d)
         with pytest.raises(IndexError):
             torch.tensor(1.0).size(d)
@@ -457,7 +457,7 @@ def test_bool(torch):
     assert bool(tl.tensor(0j)) is False
     assert bool(tl.tensor(float("nan"))) is True
     for shape in [(2,), (0,), (2, 2)]:
-        with pytest.raises(tl.ShapeError, match="ambiguous"):
+        with pytest.raises(tl.ShapeError, match="exactly one element"):
             bool(tl.zeros(shape))
         with pytest.raises(RuntimeError):
             bool(torch.zeros(shape))

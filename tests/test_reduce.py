@@ -600,16 +600,16 @@ def test_empty_reductions():
     assert e.long().sum().dtype == tl.int64
     assert tl.empty(0, dtype=tl.complex64).mean().dtype == tl.complex64
     # reductions without an identity
-    with pytest.raises(tl.ShapeError, match=r"amax\(\): Expected reduction "
-                       r"dim 0 to have non-zero size"):
+    with pytest.raises(tl.ShapeError, match=r"amax\(\): dim 0 of shape "
+                       r"\[0, 3\] has size 0"):
         e.amax(0)
-    with pytest.raises(RuntimeError, match="Expected reduction dim to be "
-                       "specified for input.numel"):
+    with pytest.raises(RuntimeError, match=r"max\(\): the input of shape "
+                       r"\[0, 3\] is empty.*pass dim="):
         e.max()
     with pytest.raises(tl.ShapeError, match="argmax"):
         e.argmax()
-    with pytest.raises(tl.ShapeError, match=r"max\(\): Expected reduction "
-                       r"dim 0 to have non-zero size"):
+    with pytest.raises(tl.ShapeError, match=r"max\(\): dim 0 of shape "
+                       r"\[0, 3\] has size 0"):
         e.max(0)
     with pytest.raises(tl.ShapeError):
         e.argmin(0)
@@ -630,7 +630,8 @@ def test_zero_dim():
     assert t.argmax(keepdim=True).shape == ()
     assert math.isnan(t.var().item())
     assert t.var(correction=0).item() == 0
-    with pytest.raises(IndexError, match=r"range of \[-1, 0\], but got 1"):
+    with pytest.raises(IndexError, match=r"dim 1 is out of range for a 0-d "
+                       r"tensor: valid dims are -1 to 0"):
         t.sum(1)
 
 
@@ -694,7 +695,7 @@ def test_out_semantics():
     assert out.item() == 5
     # wrong shape, an empty view: errors, out unchanged
     out = tl.zeros(5)
-    with pytest.raises(tl.ShapeError, match="doesn't match"):
+    with pytest.raises(tl.ShapeError, match="the output has shape"):
         tl.sum(t, 0, out=out)
     assert to_np(out).tolist() == [0] * 5
     view = tl.zeros(4)[2:2]
@@ -868,13 +869,13 @@ def test_bad_dims():
     for op in ("sum", "prod", "mean", "amax", "amin", "any", "all", "var",
                "std"):
         f = getattr(t, op)
-        with pytest.raises(IndexError, match=r"range of \[-2, 1\], but got "
-                           r"2"):
+        with pytest.raises(IndexError, match=r"dim 2 is out of range for a "
+                           r"2-d tensor: valid dims are -2 to 1"):
             f(2)
         with pytest.raises(IndexError):
             f((0, -3))
-        with pytest.raises(tl.ShapeError, match="dim 0 appears multiple "
-                           "times in the list of dims"):
+        with pytest.raises(tl.ShapeError, match=r"dim 0 is named twice in "
+                           r"dims=\[0, -2\]"):
             f((0, -2))
         with pytest.raises(RuntimeError):
             f((1, 1))
@@ -916,8 +917,8 @@ def test_bad_dtypes():
     assert b.max().item() is True and b.max(0).indices.item() == 0
     for dt in INTS + [tl.bool]:
         t = tl.zeros(3, dtype=dt)
-        with pytest.raises(TypeError, match="std and var only support "
-                           "floating point and complex dtypes"):
+        with pytest.raises(TypeError, match="var\\(\\) needs a floating "
+                           "point or complex input"):
             t.var()
         with pytest.raises(TypeError):
             t.std(0)

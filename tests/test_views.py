@@ -906,7 +906,7 @@ BAD = [
     ("expand -1 leading", lambda x: x.expand(-1, 4, 6), tl.ShapeError, None),
     ("broadcast_to", lambda x: x.broadcast_to((4, 5)), tl.ShapeError, None),
     ("transpose dim", lambda x: x.transpose(0, 2), IndexError,
-     r"\[-2, 1\].*2"),
+     r"dim 2 .*valid dims are -2 to 1"),
     ("permute dim", lambda x: x.permute(0, 5), IndexError, r"5"),
     ("permute repeat", lambda x: x.permute(0, 0), tl.ShapeError, None),
     ("permute count", lambda x: x.permute(0), tl.ShapeError, None),

@@ -351,16 +351,16 @@ static int binary_types(int op, tl_tensor_impl *a, tl_tensor_impl *b,
     case TL_BINARY_SUB:
         if (a->dtype == TL_DTYPE_BOOL && b->dtype == TL_DTYPE_BOOL) {
             return tl_error(TL_ERR_TYPE,
-                            "Subtraction, the `-` operator, with two bool "
-                            "tensors is not supported. Use the `^` or "
-                            "`logical_xor()` operator instead.");
+                            "sub: bool - bool has no bool result; for the "
+                            "elements that differ use a ^ b "
+                            "(logical_xor)");
         }
         if (a->dtype == TL_DTYPE_BOOL || b->dtype == TL_DTYPE_BOOL) {
             return tl_error(TL_ERR_TYPE,
-                            "Subtraction, the `-` operator, with a bool "
-                            "tensor is not supported. If you are trying to "
-                            "invert a mask, use the `~` or `logical_not()` "
-                            "operator instead.");
+                            "sub: a bool operand (%s - %s) is refused; to "
+                            "invert a mask use ~mask (logical_not), or "
+                            "convert it to a number dtype first",
+                            dname(a->dtype), dname(b->dtype));
         }
         return 0;
     case TL_BINARY_DIV:
@@ -381,7 +381,8 @@ static int binary_types(int op, tl_tensor_impl *a, tl_tensor_impl *b,
     case TL_BINARY_MINIMUM:
         if (k == TL_KIND_COMPLEX) {
             return tl_error(TL_ERR_TYPE,
-                            "%s not implemented for complex tensors.", name);
+                            "%s: complex numbers have no order (%s)", name,
+                            dname(common));
         }
         return 0;
     case TL_BINARY_EQ:
@@ -438,23 +439,29 @@ int tl_op_binary_result_type(int op, tl_tensor_impl *a, tl_tensor_impl *b,
     return rc;
 }
 
-/* PyTorch's alpha_check. */
+/* alpha's kind may not rise above the result's (PyTorch's rule): a bool
+ * alpha only for bool results, a float one not for integers, a complex
+ * one only for complex results. */
 static int check_alpha(const tl_scalar *alpha, int dt)
 {
     int k = kind_of(dt);
     if (alpha->kind == TL_KIND_BOOL && dt != TL_DTYPE_BOOL) {
         return tl_error(TL_ERR_TYPE,
-                        "Boolean alpha only supported for Boolean results.");
+                        "alpha: a bool alpha needs a bool result, not %s",
+                        dname(dt));
     }
     if ((k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT) &&
         (alpha->kind == TL_KIND_FLOAT || alpha->kind == TL_KIND_COMPLEX)) {
         return tl_error(TL_ERR_TYPE,
-                        "For integral input tensors, argument alpha must not "
-                        "be a floating point number.");
+                        "alpha: a %s alpha cannot scale a result of dtype "
+                        "%s; pass an integer alpha or float operands",
+                        alpha->kind == TL_KIND_FLOAT ? "float" : "complex",
+                        dname(dt));
     }
     if (k != TL_KIND_COMPLEX && alpha->kind == TL_KIND_COMPLEX) {
         return tl_error(TL_ERR_TYPE,
-                        "Complex alpha only supported for complex results.");
+                        "alpha: a complex alpha needs a complex result, not "
+                        "%s", dname(dt));
     }
     return 0;
 }
@@ -675,10 +682,8 @@ static int unary_types(int op, int a, int *compute, int *result)
     case TL_UNARY_NEG:
         if (k == TL_KIND_BOOL) {
             return tl_error(TL_ERR_TYPE,
-                            "Negation, the `-` operator, on a bool tensor is "
-                            "not supported. If you are trying to invert a "
-                            "mask, use the `~` or `logical_not()` operator "
-                            "instead.");
+                            "neg: a bool tensor has no negation; to invert "
+                            "a mask use ~mask (logical_not)");
         }
         return 0;
     case TL_UNARY_ABS:

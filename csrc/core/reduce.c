@@ -192,9 +192,9 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
             return tl_error(TL_ERR_TYPE, "%s() takes no dtype", name);
         }
         if (!is_float_or_complex(a)) {
-            return tl_error(TL_ERR_TYPE, "std and var only support floating "
-                            "point and complex dtypes; %s() got %s: convert "
-                            "first, e.g. t.to(tensorlib.float32)", name,
+            return tl_error(TL_ERR_TYPE, "%s() needs a floating point or "
+                            "complex input, got %s: convert first, e.g. "
+                            "t.to(tensorlib.float32)", name,
                             tl_dtype_table[a].name);
         }
         *rt = real_dtype(a);
@@ -245,8 +245,9 @@ static int dim_mask(const tl_tensor_impl *a, int ndims, const int64_t *dims,
         }
         if (seen & ((uint64_t)1 << w)) {
             return tl_error(TL_ERR_SHAPE,
-                            "dim %d appears multiple times in the list of "
-                            "dims", w);
+                            "dim %d is named twice in dims=%s (a dim is "
+                            "reduced once)", w,
+                            tl_fmt_list(0, ndims, dims));
         }
         seen |= (uint64_t)1 << w;
     }
@@ -271,7 +272,8 @@ static void result_shapes(const tl_tensor_impl *a, uint64_t mask,
     *rnd = n;
 }
 
-/* PyTorch's checks for reductions without an identity (max, argmax, ...). */
+/* Reductions without an identity (max, argmax, ...) refuse empty inputs
+ * without a dim, and reduced dims of size 0 (PyTorch's rule). */
 static int check_nonempty(const char *name, const tl_tensor_impl *a,
                           uint64_t mask, bool dim_given)
 {
@@ -280,18 +282,17 @@ static int check_nonempty(const char *name, const tl_tensor_impl *a,
     }
     if (!dim_given) {
         return tl_error(TL_ERR_SHAPE,
-                        "%s(): Expected reduction dim to be specified for "
-                        "input.numel() == 0.%s", name,
-                        strncmp(name, "arg", 3) == 0
-                            ? ""
-                            : " Specify the reduction dim with the 'dim' "
-                              "argument.");
+                        "%s(): the input of shape %s is empty, and %s of no "
+                        "elements has no value; pass dim= to reduce only "
+                        "dims that are not empty", name,
+                        tl_fmt_list(0, a->ndim, a->sizes), name);
     }
     for (int d = 0; d < a->ndim; d++) {
         if (reduces(mask, d) && a->sizes[d] == 0) {
             return tl_error(TL_ERR_SHAPE,
-                            "%s(): Expected reduction dim %d to have "
-                            "non-zero size.", name, d);
+                            "%s(): dim %d of shape %s has size 0, and %s "
+                            "has no value for an empty dim", name, d,
+                            tl_fmt_list(0, a->ndim, a->sizes), name);
         }
     }
     return 0;
@@ -386,9 +387,9 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
         if (out->numel != 0 || out->base != NULL ||
             out->storage_offset != 0) {
             return tl_error(TL_ERR_SHAPE,
-                            "output with shape %s doesn't match the result "
-                            "shape %s (an out= tensor of another shape must "
-                            "be empty and not a view, to be resized)",
+                            "the output has shape %s but the result has "
+                            "shape %s (only an empty output that owns its "
+                            "storage is resized)",
                             tl_fmt_list(0, out->ndim, out->sizes),
                             tl_fmt_list(1, rnd, rs));
         }

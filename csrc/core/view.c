@@ -26,8 +26,8 @@ int tl_wrap_dim(int64_t dim, int ndim, int *out)
     int n = ndim > 0 ? ndim : 1;
     if (dim < -n || dim >= n) {
         return tl_error(TL_ERR_INDEX,
-                        "Dimension out of range (expected to be in range of "
-                        "[%d, %d], but got %" PRId64 ")", -n, n - 1, dim);
+                        "dim %" PRId64 " is out of range for a %d-d tensor: "
+                        "valid dims are %d to %d", dim, ndim, -n, n - 1);
     }
     *out = (int)(dim < 0 ? dim + n : dim);
     return 0;
@@ -42,8 +42,9 @@ int tl_infer_view_shape(int64_t numel, int ndim, const int64_t *sizes,
         if (sizes[d] == -1) {
             if (infer >= 0) {
                 return tl_error(TL_ERR_SHAPE,
-                                "only one dimension can be inferred (shape "
-                                "%s has two -1)", tl_fmt_list(0, ndim, sizes));
+                                "shape %s has more than one -1: only one "
+                                "size can be inferred",
+                                tl_fmt_list(0, ndim, sizes));
             }
             infer = d;
         } else if (sizes[d] < 0) {
@@ -58,14 +59,16 @@ int tl_infer_view_shape(int64_t numel, int ndim, const int64_t *sizes,
     if (infer >= 0) {
         if (prod == 0 || numel % prod != 0) {
             return tl_error(TL_ERR_SHAPE,
-                            "shape %s is invalid for input of size %" PRId64,
+                            "shape %s cannot hold the input's %" PRId64
+                            " elements: no size for the -1 fits",
                             tl_fmt_list(0, ndim, sizes), numel);
         }
         out[infer] = numel / prod;
     } else if (prod != numel) {
         return tl_error(TL_ERR_SHAPE,
-                        "shape %s is invalid for input of size %" PRId64,
-                        tl_fmt_list(0, ndim, sizes), numel);
+                        "shape %s holds %" PRId64 " elements, not the "
+                        "input's %" PRId64, tl_fmt_list(0, ndim, sizes), prod,
+                        numel);
     }
     return 0;
 }
@@ -141,10 +144,10 @@ tl_tensor_impl *tl_view_view(tl_tensor_impl *t, int ndim,
     if (!tl_view_strides(t->ndim, t->sizes, t->strides, ndim, shape,
                          strides)) {
         tl_error(TL_ERR_SHAPE,
-                 "view size is not compatible with input tensor's size and "
-                 "stride (sizes %s, strides %s; asked for %s): at least one "
-                 "dimension spans across two contiguous subspaces. Use "
-                 ".reshape(...) instead, or .contiguous() first",
+                 "view(): sizes %s with strides %s cannot be viewed as "
+                 "%s: a new dim would have to step over elements that are "
+                 "not evenly spaced in memory; use .reshape() (it copies "
+                 "then) or .contiguous() first",
                  tl_fmt_list(0, t->ndim, t->sizes),
                  tl_fmt_list(1, t->ndim, t->strides),
                  tl_fmt_list(2, ndim, shape));

@@ -390,8 +390,8 @@ static PyObject *t_cuda_array_interface(PyObject *self, void *closure)
 
     if (t->device.type != TL_DEVICE_CUDA) {
         PyErr_SetString(PyExc_AttributeError,
-                        "Can't get __cuda_array_interface__ on a non-CUDA "
-                        "tensor; use __array_interface__ or .numpy()");
+                        "__cuda_array_interface__ is only for CUDA tensors; "
+                        "use __array_interface__ or .numpy() for this one");
         return NULL;
     }
     if (info->format[0] == '\0' || info->numpy_char == 0) {

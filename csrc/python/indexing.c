@@ -303,8 +303,8 @@ static int apply_key(tl_mstate *st, tl_tensor_impl *self, parsed_key *k,
     }
     if (consumed > self->ndim) {
         PyErr_Format(PyExc_IndexError,
-                     "too many indices for tensor of dimension %d (got %d)",
-                     self->ndim, consumed);
+                     "too many indices: %d given for a %d-d tensor",
+                     consumed, self->ndim);
         return -1;
     }
     tl_tensor_incref(self);
@@ -388,9 +388,9 @@ static int apply_key(tl_mstate *st, tl_tensor_impl *self, parsed_key *k,
             for (int q = 0; q < m->ndim; q++) {
                 if (m->sizes[q] != v->sizes[d + q]) {
                     PyErr_Format(PyExc_IndexError,
-                                 "The shape of the mask (size %lld at its "
-                                 "dim %d) does not match the shape of the "
-                                 "indexed tensor (size %lld at dim %d)",
+                                 "boolean mask: its size %lld at its dim %d "
+                                 "differs from the indexed tensor's size "
+                                 "%lld at dim %d",
                                  (long long)m->sizes[q], q,
                                  (long long)v->sizes[d + q], od + q);
                     goto fail;

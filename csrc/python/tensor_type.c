@@ -114,14 +114,11 @@ static PyGetSetDef tensor_getset[] = {
  * Returns 0 or -1 with IndexError naming the range. */
 int tl_py_wrap_dim(int64_t dim, int ndim, int *out)
 {
-    int n = ndim > 0 ? ndim : 1;
-    if (dim < -n || dim >= n) {
-        PyErr_Format(PyExc_IndexError,
-                     "Dimension out of range (expected to be in range of "
-                     "[%d, %d], but got %lld)", -n, n - 1, (long long)dim);
+    if (tl_wrap_dim(dim, ndim, out) < 0) {
+        PyErr_SetString(PyExc_IndexError, tl_error_message());
+        tl_error_clear();
         return -1;
     }
-    *out = (int)(dim < 0 ? dim + n : dim);
     return 0;
 }
 
@@ -158,8 +155,8 @@ static PyObject *dim_query(PyObject *self, PyObject *const *args,
     }
     if (t->ndim == 0) {
         PyErr_Format(PyExc_IndexError,
-                     "%s(): dimension specified as %lld but tensor has no "
-                     "dimensions", fname, (long long)d);
+                     "%s(): dim %lld given, but the tensor is 0-d (it has "
+                     "no dims)", fname, (long long)d);
         return NULL;
     }
     if (tl_py_wrap_dim(d, t->ndim, &dd) < 0) {
@@ -382,11 +379,9 @@ static int tensor_bool(PyObject *self)
     tl_tensor_impl *t = IMPL(self);
     if (t->numel != 1) {
         PyErr_Format(tl_state_of(self)->ShapeError,
-                     "Boolean value of Tensor with %s is ambiguous (it has "
-                     "%lld elements; bool() needs exactly one): use "
-                     ".any() or .all()",
-                     t->numel == 0 ? "no values" : "more than one value",
-                     (long long)t->numel);
+                     "bool() of a tensor with %lld elements: the truth "
+                     "value needs exactly one element; use .any() or "
+                     ".all()", (long long)t->numel);
         return -1;
     }
     PyObject *v = tensor_item(self, NULL);

@@ -210,11 +210,8 @@ static PyObject *t_permute(PyObject *self, PyObject *const *args,
     }
     if (n != t->ndim) {
         PyErr_Format(st->ShapeError,
-                     "permute(): number of dimensions in the tensor input "
-                     "does not match the length of the desired ordering of "
-                     "dimensions i.e. input.dim() = %d is not equal to "
-                     "len(dims) = %d: give each of the %d dims once",
-                     t->ndim, n, t->ndim);
+                     "permute(): %d dims given for a %d-d tensor: give "
+                     "each of the %d dims once", n, t->ndim, t->ndim);
         return NULL;
     }
     return ret(st, tl_view_permute(t, dims));
@@ -757,8 +754,8 @@ static PyObject *t_unbind(PyObject *self, PyObject *const *args,
     }
     if (t->ndim == 0) {
         PyErr_SetString(PyExc_IndexError,
-                        "Dimension specified as 0 but tensor has no "
-                        "dimensions");
+                        "unbind(): the tensor is 0-d: it has no dim to "
+                        "unbind");
         return NULL;
     }
     if (a[0] && get_dim(a[0], t->ndim, &d, "dim") < 0) {

@@ -344,9 +344,9 @@ static void test_empty_and_scalar(void)
     tl_tensor_decref(r);
     CHECK(tl_reduce(TL_REDUCE_AMAX, NULL, e, 1, &d0, false, -1) == NULL);
     CHECK(tl_error_kind() == TL_ERR_SHAPE);
-    CHECK(msg_has("amax(): Expected reduction dim 0 to have non-zero size."));
+    CHECK(msg_has("amax(): dim 0 of shape [0, 3] has size 0"));
     CHECK(tl_reduce(TL_REDUCE_MAX, NULL, e, 0, NULL, false, -1) == NULL);
-    CHECK(msg_has("max(): Expected reduction dim to be specified"));
+    CHECK(msg_has("max(): the input of shape [0, 3] is empty"));
     r = tl_reduce(TL_REDUCE_AMAX, NULL, e, 1, &d1, false, -1);
     CHECK(r && tl_tensor_numel(r) == 0);
     tl_tensor_decref(r);
@@ -427,10 +427,11 @@ static void test_out_and_errors(void)
     int64_t d2 = 2, rep[] = {1, -1};
     CHECK(tl_reduce(TL_REDUCE_SUM, NULL, t, 1, &d2, false, -1) == NULL);
     CHECK(tl_error_kind() == TL_ERR_INDEX);
-    CHECK(msg_has("expected to be in range of [-2, 1], but got 2"));
+    CHECK(msg_has("dim 2 is out of range for a 2-d tensor: valid dims are "
+                  "-2 to 1"));
     CHECK(tl_reduce(TL_REDUCE_AMIN, NULL, t, 2, rep, false, -1) == NULL);
     CHECK(tl_error_kind() == TL_ERR_SHAPE);
-    CHECK(msg_has("dim 1 appears multiple times in the list of dims"));
+    CHECK(msg_has("dim 1 is named twice in dims="));
     /* dtypes */
     tl_tensor_impl *ci = empty(1, &four, TL_DTYPE_INT32);
     CHECK(tl_reduce(TL_REDUCE_MEAN, NULL, ci, 0, NULL, false, -1) == NULL);
