@@ -418,3 +418,87 @@ def test_float32_within_one_ulp_of_correctly_rounded(op):
     assert err.max() <= bound, (op, err.max())
     if op in ("sqrt",):  # IEEE: correctly rounded
         np.testing.assert_array_equal(got[ok], ref[ok].astype(np.float32))
+
+
+# ---- round(decimals=) -------------------------------------------------------
+
+@pytest.mark.parametrize("d", [tl.float16, tl.float32, tl.float64])
+@pytest.mark.parametrize("decimals", [-3, -1, 1, 2, 5])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "flipped"])
+def test_round_decimals_matches_numpy(d, decimals, layout):
+    """NumPy's recipe in the tensor's dtype (Note [Rounding to decimals]):
+    scale, round half to even, scale back; ties such as 2.5 at -1 land
+    on even tens; NaN and inf pass through."""
+    rng = rng_for("round_decimals", d, decimals, layout)
+    x = as_dtype(rng.standard_normal((5, 7)) * 10.0 ** rng.integers(
+        -2, 4, size=(5, 7)), d)
+    x.flat[:6] = [np.nan, np.inf, -np.inf, 25.0, -35.0, 0.125]
+    x = as_dtype(x, d)
+    t = view_as(x, d, layout)
+    with np.errstate(all="ignore"):  # float16 * 10**5 overflows to inf
+        want = np.round(x, decimals)
+    got = tl.round(t, decimals=decimals)
+    assert got.dtype == d and got.shape == t.shape
+    np.testing.assert_array_equal(to_np(got), want)
+    np.testing.assert_array_equal(to_np(t.round(decimals=decimals)), want)
+    # out= of a wider dtype takes the rounded values, cast on write
+    out = tl.empty((5, 7), dtype=tl.float64)
+    tl.round(t, decimals=decimals, out=out)
+    np.testing.assert_array_equal(to_np(out), want.astype(np.float64))
+    # in place, on a strided view: one version bump
+    v = t._version
+    assert t.round_(decimals=decimals) is t
+    np.testing.assert_array_equal(to_np(t), want)
+    assert t._version == v + 1
+
+
+def test_round_decimals_bfloat16_rounds_each_step():
+    x = np.array([1.234567, -98.7654, 0.015625, 1234.5], np.float32)
+    t = tl.tensor(x).to(tl.bfloat16)
+    xb = to_np(t)  # the bfloat16 values, as float32
+
+    def bf(v):
+        return to_np(tl.tensor(np.asarray(v, np.float32)).to(tl.bfloat16))
+
+    want = bf(np.rint(bf(xb * np.float32(100.0))) / np.float32(100.0))
+    np.testing.assert_array_equal(to_np(t.round(decimals=2)), want)
+
+
+def test_round_decimals_errors_and_dtypes(torch):
+    f = tl.tensor([1.25, 2.5])
+    before = f.tolist(), f._version
+    # decimals is keyword-only and an int, as in PyTorch
+    for bad in (lambda: f.round(2), lambda: tl.round(f, 2),
+                lambda: f.round(decimals=2.0), lambda: f.round(decimals=True),
+                lambda: f.round(decimals="2")):
+        with pytest.raises(TypeError):
+            bad()
+    with pytest.raises(TypeError):
+        torch.tensor([1.25]).round(2)
+    with pytest.raises(TypeError):
+        torch.tensor([1.25]).round(decimals=2.0)
+    # an out= the float result cannot be cast to: nothing written
+    out = tl.zeros(2, dtype=tl.int32)
+    with pytest.raises(TypeError):
+        tl.round(f, decimals=1, out=out)
+    assert out.tolist() == [0, 0] and out._version == 0
+    # bool and complex have no round; integers only for decimals >= 0
+    # (a copy: integers have no decimals); PyTorch refuses integer round
+    with pytest.raises(TypeError):
+        tl.tensor([True]).round(decimals=1)
+    with pytest.raises(TypeError):
+        tl.tensor([1 + 1j]).round(decimals=1)
+    i = tl.tensor([15, 25])
+    with pytest.raises(TypeError, match="decimals=-1"):
+        i.round(decimals=-1)
+    assert i.round(decimals=2).tolist() == [15, 25]
+    assert (f.tolist(), f._version) == before
+    # huge decimals: 10**400 is inf in a double, giving NaN as PyTorch does
+    assert np.isnan(tl.round(tl.tensor([1.5]), decimals=400).item())
+    assert np.isnan(torch.round(torch.tensor([1.5]), decimals=400).item())
+    # float32 values agree with PyTorch's float32 recipe
+    x = np.random.default_rng(7).standard_normal(1000).astype(np.float32)
+    for dec in (-1, 2, 4):
+        np.testing.assert_array_equal(
+            to_np(tl.round(tl.tensor(x), decimals=dec)),
+            torch.round(torch.from_numpy(x), decimals=dec).numpy())

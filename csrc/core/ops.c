@@ -821,6 +821,54 @@ tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
                   NULL);
 }
 
+/* Note [Rounding to decimals]: round(x, decimals=d) is NumPy's recipe,
+ * one op at a time in x's dtype: y = x * 10^d (x / 10^-d for d < 0), y =
+ * round-half-even(y), result = y / 10^d (y * 10^-d).  10^|d| is a double
+ * (inf beyond 10^308, so huge d gives NaN as in NumPy and PyTorch), cast
+ * to x's dtype as a Python scalar is; float16/bfloat16 round after each
+ * step, as NumPy's half loops do.  Only the last step writes out, so a
+ * refused out= or a failure leaves every operand as it was. */
+tl_tensor_impl *tl_op_round_decimals(tl_tensor_impl *out, tl_tensor_impl *a,
+                                     int64_t decimals)
+{
+    int compute, result;
+    if (decimals == 0 || !a) {
+        return tl_op_unary(TL_UNARY_ROUND, out, a);
+    }
+    if (unary_types(TL_UNARY_ROUND, a->dtype, &compute, &result) < 0) {
+        return NULL;
+    }
+    if (is_intlike(compute)) {
+        if (decimals > 0) { /* integers already have no decimals */
+            return tl_op_unary(TL_UNARY_ROUND, out, a);
+        }
+        tl_error(TL_ERR_TYPE, "round(decimals=%" PRId64 ") is not supported "
+                 "for %s tensors: convert to a float dtype first", decimals,
+                 dname(compute));
+        return NULL;
+    }
+    const bool up = decimals > 0; /* scale up first, else down */
+    const double mag = up ? (double)decimals : -(double)decimals;
+    tl_scalar ten_s = tl_scalar_float(pow(10.0, mag));
+    tl_tensor_impl *ten = NULL, *y = NULL, *r = NULL, *res = NULL;
+    if (!(ten = tl_scalar_to_tensor(&ten_s))) {
+        goto done;
+    }
+    if (!(y = tl_op_binary(up ? TL_BINARY_MUL : TL_BINARY_DIV, NULL, a, ten,
+                           NULL))) {
+        goto done;
+    }
+    if (!(r = tl_op_unary(TL_UNARY_ROUND, y, y))) {
+        goto done;
+    }
+    res = tl_op_binary(up ? TL_BINARY_DIV : TL_BINARY_MUL, out, y, ten, NULL);
+done:
+    tl_tensor_decref(r);
+    tl_tensor_decref(y);
+    tl_tensor_decref(ten);
+    return res;
+}
+
 /* ---- where -------------------------------------------------------------- */
 
 tl_tensor_impl *tl_op_where(tl_tensor_impl *out, tl_tensor_impl *cond,

@@ -422,12 +422,91 @@ UN_FORMS(sigmoid, TL_UNARY_SIGMOID)
 UN_FORMS(relu, TL_UNARY_RELU)
 UN_FORMS(floor, TL_UNARY_FLOOR)
 UN_FORMS(ceil, TL_UNARY_CEIL)
-UN_FORMS(round, TL_UNARY_ROUND)
 UN_FORMS(trunc, TL_UNARY_TRUNC)
 UN_FORMS(reciprocal, TL_UNARY_RECIPROCAL)
 UN_FORMS(square, TL_UNARY_SQUARE)
 UN_FORMS(logical_not, TL_UNARY_LOGICAL_NOT)
 UN_FORMS(bitwise_not, TL_UNARY_BITWISE_NOT)
+/* round takes a keyword-only decimals= (PyTorch's signature):
+ * t.round(*, decimals=0, out=None), t.round_(*, decimals=0),
+ * tensorlib.round(input, *, decimals=0, out=None). */
+static PyObject *round_impl(tl_mstate *st, PyObject *a, PyObject *dec,
+                            PyObject *out)
+{
+    int64_t d = 0;
+    if (dec && dec != Py_None) {
+        if (PyBool_Check(dec)) {
+            PyErr_SetString(PyExc_TypeError,
+                            "round(): decimals must be an int, not bool");
+            return NULL;
+        }
+        if (tl_py_int64(dec, &d, "round(): decimals") < 0) {
+            return NULL;
+        }
+    }
+    if (d == 0) {
+        return unary(st, TL_UNARY_ROUND, a, out);
+    }
+    if (!tl_py_is_tensor(st, a)) {
+        PyErr_Format(PyExc_TypeError, "round(): expected a tensor, got "
+                     "%.100s", Py_TYPE(a)->tp_name);
+        return NULL;
+    }
+    tl_tensor_impl *oi = NULL;
+    if (out && out != Py_None) {
+        if (!tl_py_is_tensor(st, out)) {
+            PyErr_Format(PyExc_TypeError, "out must be a tensor, not %.100s",
+                         Py_TYPE(out)->tp_name);
+            return NULL;
+        }
+        oi = tl_py_impl(out);
+    }
+    tl_tensor_impl *r = tl_op_round_decimals(oi, tl_py_impl(a), d);
+    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+}
+
+static const char *const round_names[] = {"decimals", "out", NULL};
+static const char *const roundf_names[] = {"input", "decimals", "out",
+                                           NULL};
+
+static PyObject *m_round(PyObject *self, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kw)
+{
+    PyObject *a[2];
+    if (tl_py_parse_args(args, nargs, kw, round_names, 0, a, "round") < 0) {
+        return NULL;
+    }
+    return round_impl(tl_state_of(self), self, a[0], a[1]);
+}
+
+static PyObject *m_round_(PyObject *self, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kw)
+{
+    PyObject *a[2];
+    if (tl_py_parse_args(args, nargs, kw, round_names, 0, a, "round_") < 0) {
+        return NULL;
+    }
+    if (a[1]) {
+        PyErr_SetString(PyExc_TypeError, "in-place methods take no out=");
+        return NULL;
+    }
+    return round_impl(tl_state_of(self), self, a[0], self);
+}
+
+static PyObject *f_round(PyObject *m, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kw)
+{
+    PyObject *a[3];
+    if (tl_py_parse_args(args, nargs, kw, roundf_names, 1, a, "round") < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "round() needs input");
+        return NULL;
+    }
+    return round_impl(tl_state_of_module(m), a[0], a[1], a[2]);
+}
+
 /* Predicates have no in-place form (their result is bool). */
 #define UN_FORMS_NO_INPLACE(name, op)                                       \
     static PyObject *m_##name(PyObject *self, PyObject *const *args,        \
@@ -1001,7 +1080,11 @@ PyMethodDef tl_ops_tensor_methods[] = {
     UN_METHODS(relu),
     UN_METHODS(floor),
     UN_METHODS(ceil),
-    UN_METHODS(round),
+    {"round", CF(m_round), FASTKW,
+     "round($self, *, decimals=0, out=None)\n--\n\n"
+     "Half to even, at 10**-decimals."},
+    {"round_", CF(m_round_), FASTKW,
+     "round_($self, *, decimals=0)\n--\n\nIn place."},
     UN_METHODS(trunc),
     UN_METHODS(reciprocal),
     UN_METHODS(square),
@@ -1111,7 +1194,10 @@ static PyMethodDef ops_functions[] = {
     UN_FN(rsqrt), UN_FN(exp), UN_FN(expm1), UN_FN(log), UN_FN(log1p),
     UN_FN(log2), UN_FN(log10), UN_FN(sin), UN_FN(cos), UN_FN(tan),
     UN_FN(tanh), UN_FN(sigmoid), UN_FN(relu), UN_FN(floor), UN_FN(ceil),
-    UN_FN(round), UN_FN(trunc), UN_FN(reciprocal), UN_FN(square),
+    {"round", CF(f_round), FASTKW,
+     "round(input, *, decimals=0, out=None)\n--\n\n"
+     "Half to even, at 10**-decimals."},
+    UN_FN(trunc), UN_FN(reciprocal), UN_FN(square),
     UN_FN(logical_not), UN_FN(bitwise_not), UN_FN(isnan), UN_FN(isinf),
     UN_FN(isfinite),
     {"negative", CF(f_neg), FASTKW,

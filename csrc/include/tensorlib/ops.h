@@ -236,6 +236,13 @@ typedef enum tl_unary_op {
 /* op(a).  Returns: new reference (out when given), or NULL. */
 TL_API tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out,
                                    tl_tensor_impl *a);
+/* round(a, decimals): half to even at 10^-decimals (Note [Rounding to
+ * decimals] in ops.c; decimals 0 is TL_UNARY_ROUND).  Floats only for
+ * decimals < 0 (integers: TL_ERR_TYPE); bool and complex: TL_ERR_TYPE.
+ * Returns: new reference (out when given), or NULL. */
+TL_API tl_tensor_impl *tl_op_round_decimals(tl_tensor_impl *out,
+                                            tl_tensor_impl *a,
+                                            int64_t decimals);
 /* The result dtype tl_op_unary would give, or an error. */
 TL_API int tl_op_unary_result_type(int op, tl_dtype a, tl_dtype *out);
 /* Returns the tl_unary_op named ("neg", "negative", "abs", ...), or -1. */
