@@ -361,8 +361,9 @@ int tl_tensor_item(const tl_tensor_impl *t, tl_scalar *out)
 {
     if (t->numel != 1) {
         return tl_error(TL_ERR_VALUE,
-                        "a Tensor with %" PRId64 " elements cannot be "
-                        "converted to Scalar", t->numel);
+                        "a tensor of %" PRId64 " elements is not one "
+                        "number (a scalar needs exactly one element)",
+                        t->numel);
     }
     _Alignas(16) unsigned char elem[16];
     const char *p;

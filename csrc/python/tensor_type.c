@@ -259,8 +259,8 @@ static PyObject *tensor_item(PyObject *self, PyObject *unused)
     }
     if (t->numel != 1) {
         PyErr_Format(tl_state_of(self)->ShapeError,
-                     "a Tensor with %lld elements cannot be converted to a "
-                     "Python scalar (item() needs exactly one)",
+                     "item(): a tensor of %lld elements is not one number "
+                     "(item() needs exactly one element)",
                      (long long)t->numel);
         return NULL;
     }
