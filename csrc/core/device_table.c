@@ -361,13 +361,8 @@ static int validate_cross(tl_tensor_impl *dst, tl_tensor_impl *src)
                         "to %s", tl_fmt_list(0, dst->ndim, dst->sizes),
                         tl_fmt_list(1, bnd, shape));
     }
-    if (dst->numel > 1 && tl_iter_has_internal_overlap(dst)) {
-        return tl_error(TL_ERR_SHAPE,
-                        "unsupported operation: more than one element of the "
-                        "written-to tensor (shape %s, strides %s) refers to a "
-                        "single memory location; clone() it first",
-                        tl_fmt_list(0, dst->ndim, dst->sizes),
-                        tl_fmt_list(1, dst->ndim, dst->strides));
+    if ((rc = tl_iter_check_writable_layout(dst)) < 0) {
+        return rc;
     }
     if (dst->device.type != TL_DEVICE_CPU &&
         tl_device_require(dst->device) < 0) {

@@ -222,15 +222,11 @@ int tl_index_scatter_(tl_tensor_impl *dst, int nadv, const int *adv_dims,
     if (tl_tensor_check_writable(dst) < 0) {
         return TL_ERR_READONLY;
     }
-    if (dst->numel > 1 && tl_iter_has_internal_overlap(dst)) {
-        /* As the iterator refuses such an output (and PyTorch's
-         * index_put_): a write to one element would change others. */
-        return tl_error(TL_ERR_SHAPE,
-                        "unsupported operation: more than one element of the "
-                        "written-to tensor (shape %s, strides %s) refers to "
-                        "a single memory location; clone() it first",
-                        tl_fmt_list(0, dst->ndim, dst->sizes),
-                        tl_fmt_list(1, dst->ndim, dst->strides));
+    /* As the iterator refuses such an output (and PyTorch's index_put_):
+     * a write to one element would change others. */
+    int rc = tl_iter_check_writable_layout(dst);
+    if (rc < 0) {
+        return rc;
     }
     if (values->dtype != dst->dtype) {
         return tl_error(TL_ERR_TYPE, "scatter: values must have the "

@@ -205,6 +205,20 @@ tl_overlap tl_iter_overlap(const tl_tensor_impl *a, const tl_tensor_impl *b)
     return TL_OVERLAP_PARTIAL;
 }
 
+int tl_iter_check_writable_layout(const tl_tensor_impl *t)
+{
+    if (t->numel <= 1 || !tl_iter_has_internal_overlap(t)) {
+        return 0;
+    }
+    return tl_error(TL_ERR_SHAPE,
+                    "cannot write into a tensor whose elements share memory "
+                    "(shape %s, strides %s: a stride-0 or overlapping dim); "
+                    "writing one element would change others, so write "
+                    "into a clone() instead",
+                    tl_fmt_list(0, t->ndim, t->sizes),
+                    tl_fmt_list(1, t->ndim, t->strides));
+}
+
 bool tl_iter_has_internal_overlap(const tl_tensor_impl *t)
 {
     if (t->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE) {
@@ -730,14 +744,8 @@ static int validate(tl_iter *it, const tl_iter_config *c, int *out_dtype,
         if (!o || it->ops[k].will_resize || o->numel == 0) {
             continue;
         }
-        if (tl_iter_has_internal_overlap(o)) {
-            return tl_error(TL_ERR_SHAPE,
-                            "unsupported operation: more than one element "
-                            "of the written-to tensor (shape %s, strides %s) "
-                            "refers to a single memory location; clone() it "
-                            "first",
-                            tl_fmt_list(0, o->ndim, o->sizes),
-                            tl_fmt_list(1, o->ndim, o->strides));
+        if ((rc = tl_iter_check_writable_layout(o)) < 0) {
+            return rc;
         }
         for (int i = no; i < nt; i++) {
             /* A one-element CPU input is inlined (copied) anyway. */

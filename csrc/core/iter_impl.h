@@ -70,4 +70,10 @@ void tl_iter_dense_strides_like(const tl_tensor_impl *t, int64_t *strides);
 /* Required alignment (bytes) of a dtype's C type. */
 int tl_dtype_align(int dt);
 
+/* 0 when t may be written (it has at most one element, or no two of its
+ * elements provably share memory: tl_iter_has_internal_overlap), else
+ * TL_ERR_SHAPE naming t's sizes and strides.  Every write path that takes
+ * a caller's tensor as its destination asks this. */
+int tl_iter_check_writable_layout(const tl_tensor_impl *t);
+
 #endif /* TENSORLIB_CSRC_CORE_ITER_IMPL_H */

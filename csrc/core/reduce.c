@@ -396,15 +396,7 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
         *resize = true;
         return check_resizable(out, rnd, rs);
     }
-    if (tl_iter_has_internal_overlap(out)) {
-        return tl_error(TL_ERR_SHAPE,
-                        "unsupported operation: more than one element of the "
-                        "written-to tensor (shape %s, strides %s) refers to a "
-                        "single memory location; clone() it first",
-                        tl_fmt_list(0, out->ndim, out->sizes),
-                        tl_fmt_list(1, out->ndim, out->strides));
-    }
-    return 0;
+    return tl_iter_check_writable_layout(out);
 }
 
 /* Where the result goes: out itself, or a fresh tensor (no out, an out

@@ -579,8 +579,9 @@ static int infer(infer_state *s, PyObject *o, int depth)
     if (s->have_leaf) {
         if (s->sizes[depth] != n) {
             PyErr_Format(PyExc_ValueError,
-                         "expected sequence of length %lld at dim %d (got "
-                         "%zd)", (long long)s->sizes[depth], depth, n);
+                         "tensor(): ragged data: the sequences at dim %d "
+                         "must all have length %lld, got one of length %zd",
+                         depth, (long long)s->sizes[depth], n);
             return -1;
         }
     } else {

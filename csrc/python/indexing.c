@@ -188,9 +188,9 @@ static int parse_key(tl_mstate *st, tl_tensor_impl *self, PyObject *key,
             }
         } else {
             PyErr_Format(PyExc_IndexError,
-                         "only integers, slices (`:`), ellipsis (`...`), "
-                         "None and integer or boolean tensors are valid "
-                         "indices (got %.100s)", Py_TYPE(o)->tp_name);
+                         "an index must be an int, a slice, ..., None, or "
+                         "an integer or bool tensor (or an array or list of "
+                         "them); got %.100s", Py_TYPE(o)->tp_name);
             goto fail;
         }
         k->n++;
