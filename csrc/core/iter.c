@@ -205,53 +205,135 @@ tl_overlap tl_iter_overlap(const tl_tensor_impl *a, const tl_tensor_impl *b)
     return TL_OVERLAP_PARTIAL;
 }
 
+/* Note [Internal overlap]
+ * Two different indices i, i' of t reach one element when
+ *     sum_k s_k (i_k - i'_k) = 0,  |i_k - i'_k| <= n_k - 1,  not all 0,
+ * over the dims of size > 1 (s_k its stride).  A stride 0 is a solution at
+ * once.  Sorted by |s|, if every |s| exceeds the span the smaller dims
+ * reach (sum |s_k| (n_k - 1)), there is none: every view that slicing,
+ * stepping, flipping, transposing or permuting a dense tensor makes
+ * passes this in O(ndim log ndim).  Otherwise (as_strided layouts such as
+ * sizes (4, 3), strides (2, 3): 3*2 == 2*3) a depth-first search over
+ * z_k = i_k - i'_k, largest |s| first, pruned by the span the remaining
+ * dims reach, decides it; the first nonzero z is taken positive (z and -z
+ * are the same pair).  The search is bounded: past INTERNAL_WORK nodes
+ * the answer is "unknown", which writers treat as overlapping. */
+#define INTERNAL_WORK 100000
+
+typedef struct {
+    int n;
+    int64_t c[TL_MAX_DIMS], u[TL_MAX_DIMS];
+    int64_t tail[TL_MAX_DIMS + 1]; /* sum of c_k u_k over k >= j */
+    int64_t work;
+} zsearch;
+
+/* Whether z_j.. can sum (times c) to need: 1 yes, 0 no, -1 out of work.
+ * nz: an earlier z was nonzero. */
+static int zfind(zsearch *p, int j, int64_t need, bool nz)
+{
+    if (++p->work > INTERNAL_WORK) {
+        return -1;
+    }
+    if (j == p->n) {
+        return need == 0 && nz;
+    }
+    if (need > p->tail[j] || need < -p->tail[j]) {
+        return 0;
+    }
+    const int64_t c = p->c[j], rest = p->tail[j + 1];
+    /* need - z c must lie in [-rest, rest]. */
+    int64_t lo = need - rest, hi = need + rest;
+    lo = lo >= 0 ? (lo + c - 1) / c : -((-lo) / c);
+    hi = hi >= 0 ? hi / c : -((-hi + c - 1) / c);
+    if (lo < -p->u[j]) {
+        lo = -p->u[j];
+    }
+    if (hi > p->u[j]) {
+        hi = p->u[j];
+    }
+    if (!nz && lo < 0) {
+        lo = 0;
+    }
+    for (int64_t z = lo; z <= hi; z++) {
+        int r = zfind(p, j + 1, need - z * c, nz || z != 0);
+        if (r != 0) {
+            return r;
+        }
+    }
+    return 0;
+}
+
+/* 1 overlapping, 0 not, -1 unknown (the search ran out of work). */
+static int internal_overlap(const tl_tensor_impl *t)
+{
+    if (t->numel <= 1 || (t->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE)) {
+        return 0;
+    }
+    zsearch p;
+    p.n = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] > 1) {
+            if (t->strides[d] == 0) {
+                return 1;
+            }
+            /* insertion by |stride|, ascending */
+            int64_t c = llabs(t->strides[d]), u = t->sizes[d] - 1;
+            int k = p.n++;
+            while (k > 0 && p.c[k - 1] > c) {
+                p.c[k] = p.c[k - 1];
+                p.u[k] = p.u[k - 1];
+                k--;
+            }
+            p.c[k] = c;
+            p.u[k] = u;
+        }
+    }
+    /* The span test; sums stay below the storage's size (as_strided
+     * checks every view against it), so they do not overflow. */
+    int64_t span = 0;
+    bool separated = true;
+    for (int k = 0; k < p.n && separated; k++) {
+        separated = p.c[k] > span;
+        span += p.c[k] * p.u[k];
+    }
+    if (separated) {
+        return 0;
+    }
+    /* Largest stride first for the search. */
+    for (int a = 0, b = p.n - 1; a < b; a++, b--) {
+        int64_t c = p.c[a], u = p.u[a];
+        p.c[a] = p.c[b];
+        p.u[a] = p.u[b];
+        p.c[b] = c;
+        p.u[b] = u;
+    }
+    p.tail[p.n] = 0;
+    for (int k = p.n - 1; k >= 0; k--) {
+        p.tail[k] = p.tail[k + 1] + p.c[k] * p.u[k];
+    }
+    p.work = 0;
+    return zfind(&p, 0, 0, false);
+}
+
 int tl_iter_check_writable_layout(const tl_tensor_impl *t)
 {
-    if (t->numel <= 1 || !tl_iter_has_internal_overlap(t)) {
+    int r = internal_overlap(t);
+    if (r == 0) {
         return 0;
     }
     return tl_error(TL_ERR_SHAPE,
                     "cannot write into a tensor whose elements share memory "
-                    "(shape %s, strides %s: a stride-0 or overlapping dim); "
-                    "writing one element would change others, so write "
-                    "into a clone() instead",
+                    "(shape %s, strides %s: %s); writing one element would "
+                    "change others, so write into a clone() instead",
                     tl_fmt_list(0, t->ndim, t->sizes),
-                    tl_fmt_list(1, t->ndim, t->strides));
+                    tl_fmt_list(1, t->ndim, t->strides),
+                    r > 0 ? "two indices reach one element"
+                          : "too many stride combinations to rule that out");
 }
 
 bool tl_iter_has_internal_overlap(const tl_tensor_impl *t)
 {
-    if (t->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE) {
-        return false;
-    }
-    int idx[TL_MAX_DIMS];
-    int n = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        if (t->sizes[d] > 1) {
-            if (t->strides[d] == 0) {
-                return true;
-            }
-            idx[n++] = d;
-        }
-    }
-    /* Sorted by |stride|, a stride that is a multiple k of a smaller one
-     * with k < that dim's size reaches one element twice. */
-    for (int i = 1; i < n; i++) {
-        int v = idx[i], j = i - 1;
-        while (j >= 0 && llabs(t->strides[idx[j]]) > llabs(t->strides[v])) {
-            idx[j + 1] = idx[j];
-            j--;
-        }
-        idx[j + 1] = v;
-    }
-    for (int i = 0; i + 1 < n; i++) {
-        int64_t s0 = llabs(t->strides[idx[i]]);
-        int64_t s1 = llabs(t->strides[idx[i + 1]]);
-        if (s1 % s0 == 0 && s1 / s0 < t->sizes[idx[i]]) {
-            return true;
-        }
-    }
-    return false;
+    return internal_overlap(t) != 0;
 }
 
 /* ---- build -------------------------------------------------------------- */

@@ -199,9 +199,11 @@ typedef enum tl_overlap {
 TL_API tl_overlap tl_iter_overlap(const tl_tensor_impl *a,
                                   const tl_tensor_impl *b);
 
-/* True when two different indices of t reach one memory location and
- * this can be proven cheaply (a stride-0 dim of size > 1, or strides that
- * repeat).  A tensor that is non-overlapping and dense is never. */
+/* True when two different indices of t reach one memory location, or
+ * when a bounded search cannot rule that out (Note [Internal overlap] in
+ * iter.c: exact for every layout short of pathological as_strided ones).
+ * A tensor that is non-overlapping and dense, or has one element, never
+ * overlaps. */
 TL_API bool tl_iter_has_internal_overlap(const tl_tensor_impl *t);
 
 /* ---- threads ------------------------------------------------------------ */
