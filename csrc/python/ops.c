@@ -109,14 +109,9 @@ static PyObject *binary(tl_mstate *st, int op, PyObject *a, PyObject *b,
             goto done;
         }
     }
-    tl_tensor_impl *oi = NULL;
-    if (out && out != Py_None) {
-        if (!tl_py_is_tensor(st, out)) {
-            PyErr_Format(PyExc_TypeError, "out must be a tensor, not %.100s",
-                         Py_TYPE(out)->tp_name);
-            goto done;
-        }
-        oi = tl_py_impl(out);
+    tl_tensor_impl *oi;
+    if (tl_py_parse_out(st, out, &oi, tl_op_binary_name(op)) < 0) {
+        goto done;
     }
     r = tl_op_binary(op, oi, ai, bi, alpha && alpha != Py_None ? &al : NULL);
     if (!r) {
@@ -231,14 +226,9 @@ static PyObject *unary(tl_mstate *st, int op, PyObject *a, PyObject *out)
                      tl_op_unary_name(op), Py_TYPE(a)->tp_name);
         return NULL;
     }
-    tl_tensor_impl *oi = NULL;
-    if (out && out != Py_None) {
-        if (!tl_py_is_tensor(st, out)) {
-            PyErr_Format(PyExc_TypeError, "out must be a tensor, not %.100s",
-                         Py_TYPE(out)->tp_name);
-            return NULL;
-        }
-        oi = tl_py_impl(out);
+    tl_tensor_impl *oi;
+    if (tl_py_parse_out(st, out, &oi, tl_op_unary_name(op)) < 0) {
+        return NULL;
     }
     tl_tensor_impl *r = tl_op_unary(op, oi, tl_py_impl(a));
     return r ? tl_py_wrap(st, r) : tl_py_raise(st);
@@ -452,14 +442,9 @@ static PyObject *round_impl(tl_mstate *st, PyObject *a, PyObject *dec,
                      "%.100s", Py_TYPE(a)->tp_name);
         return NULL;
     }
-    tl_tensor_impl *oi = NULL;
-    if (out && out != Py_None) {
-        if (!tl_py_is_tensor(st, out)) {
-            PyErr_Format(PyExc_TypeError, "out must be a tensor, not %.100s",
-                         Py_TYPE(out)->tp_name);
-            return NULL;
-        }
-        oi = tl_py_impl(out);
+    tl_tensor_impl *oi;
+    if (tl_py_parse_out(st, out, &oi, "round") < 0) {
+        return NULL;
     }
     tl_tensor_impl *r = tl_op_round_decimals(oi, tl_py_impl(a), d);
     return r ? tl_py_wrap(st, r) : tl_py_raise(st);
@@ -542,12 +527,11 @@ static PyObject *do_where(tl_mstate *st, PyObject *c, PyObject *a,
     if (!bi) {
         goto foreign;
     }
-    if (out && out != Py_None && !tl_py_is_tensor(st, out)) {
-        PyErr_SetString(PyExc_TypeError, "out must be a tensor");
+    tl_tensor_impl *oi;
+    if (tl_py_parse_out(st, out, &oi, "where") < 0) {
         goto done;
     }
-    r = tl_op_where(out && out != Py_None ? tl_py_impl(out) : NULL, ci, ai,
-                    bi);
+    r = tl_op_where(oi, ci, ai, bi);
     res = r ? tl_py_wrap(st, r) : tl_py_raise(st);
     goto done;
 foreign:
@@ -610,12 +594,8 @@ static PyObject *do_clamp(tl_mstate *st, PyObject *x, PyObject *lo,
         goto foreign;
     }
     tl_tensor_impl *oi = inplace ? tl_py_impl(x) : NULL;
-    if (!inplace && out && out != Py_None) {
-        if (!tl_py_is_tensor(st, out)) {
-            PyErr_SetString(PyExc_TypeError, "out must be a tensor");
-            goto done;
-        }
-        oi = tl_py_impl(out);
+    if (!inplace && tl_py_parse_out(st, out, &oi, "clamp") < 0) {
+        goto done;
     }
     r = tl_op_clamp(oi, tl_py_impl(x), li, hi_);
     res = r ? tl_py_wrap(st, r) : tl_py_raise(st);

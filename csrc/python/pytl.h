@@ -169,6 +169,25 @@ PyObject *tl_py_size(tl_mstate *st, int n, const int64_t *v);
 
 /* ---- argument parsing (args.c) ---- */
 
+/* The out= argument of an op: *out = NULL when o is NULL or None, else
+ * o's impl (borrowed: valid while o lives).  Returns 0, or -1 with a
+ * TypeError naming fname when o is not a tensor. */
+static inline int tl_py_parse_out(tl_mstate *st, PyObject *o,
+                                  tl_tensor_impl **out, const char *fname)
+{
+    *out = NULL;
+    if (!o || o == Py_None) {
+        return 0;
+    }
+    if (!tl_py_is_tensor(st, o)) {
+        PyErr_Format(PyExc_TypeError, "%s(): out must be a tensor, not "
+                     "%.100s", fname, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *out = tl_py_impl(o);
+    return 0;
+}
+
 /* Parses a vectorcall argument list against kw names (NULL-terminated):
  * the first npos_max may come positionally; all may come by keyword.
  * Fills out[i] with borrowed references (NULL when absent).

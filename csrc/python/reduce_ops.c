@@ -132,21 +132,6 @@ static int parse_keepdim(PyObject *o, bool *out, const char *fname)
 }
 
 /* out: absent/None gives NULL; otherwise a tensor. */
-static int parse_out(tl_mstate *st, PyObject *o, tl_tensor_impl **out,
-                     const char *fname)
-{
-    *out = NULL;
-    if (!o || o == Py_None) {
-        return 0;
-    }
-    if (!tl_py_is_tensor(st, o)) {
-        PyErr_Format(PyExc_TypeError, "%s(): out must be a tensor, not "
-                     "%.100s", fname, Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    *out = tl_py_impl(o);
-    return 0;
-}
 
 static int check_input(tl_mstate *st, PyObject *o, const char *fname)
 {
@@ -185,7 +170,7 @@ static PyObject *do_reduce(tl_mstate *st, int op, PyObject *self,
     int nd = parse_dims(dim, dims, fname, true);
     if (nd == -1 || parse_keepdim(keepdim, &kd, fname) < 0 ||
         tl_py_parse_dtype(st, dtype, &dt) < 0 ||
-        parse_out(st, outo, &out, fname) < 0) {
+        tl_py_parse_out(st, outo, &out, fname) < 0) {
         return NULL;
     }
     return wrap(st, tl_reduce(op, out, tl_py_impl(self), nd < 0 ? 0 : nd,
@@ -260,7 +245,7 @@ static PyObject *do_arg(tl_mstate *st, int op, PyObject *self, PyObject *dim,
     tl_tensor_impl *out;
     int nd = parse_dims(dim, &d, fname, false);
     if (nd == -1 || parse_keepdim(keepdim, &kd, fname) < 0 ||
-        parse_out(st, outo, &out, fname) < 0) {
+        tl_py_parse_out(st, outo, &out, fname) < 0) {
         return NULL;
     }
     return wrap(st, tl_reduce_arg(op, out, tl_py_impl(self),
@@ -308,7 +293,7 @@ static PyObject *do_minmax(tl_mstate *st, bool is_max, PyObject *self,
                          "keepdim", fname);
             return NULL;
         }
-        if (parse_out(st, outo, &out, fname) < 0) {
+        if (tl_py_parse_out(st, outo, &out, fname) < 0) {
             return NULL;
         }
         return wrap(st, tl_op_binary(is_max ? TL_BINARY_MAXIMUM
@@ -324,7 +309,7 @@ static PyObject *do_minmax(tl_mstate *st, bool is_max, PyObject *self,
     }
     if (nd < 0) {
         tl_tensor_impl *out;
-        if (parse_out(st, outo, &out, fname) < 0) {
+        if (tl_py_parse_out(st, outo, &out, fname) < 0) {
             return NULL;
         }
         return wrap(st, tl_reduce(is_max ? TL_REDUCE_MAX : TL_REDUCE_MIN, out,
@@ -437,7 +422,7 @@ static PyObject *do_var(tl_mstate *st, bool take_sqrt, PyObject *self,
     tl_tensor_impl *out;
     int nd = parse_dims(dim, dims, fname, true);
     if (nd == -1 || parse_keepdim(keepdim, &kd, fname) < 0 ||
-        parse_out(st, outo, &out, fname) < 0) {
+        tl_py_parse_out(st, outo, &out, fname) < 0) {
         return NULL;
     }
     return wrap(st, tl_reduce_var(out, tl_py_impl(self), nd < 0 ? 0 : nd,
