@@ -554,6 +554,59 @@ static int check_scalar_fits(const tl_scalar *alpha, int dt, bool negate,
     return 0;
 }
 
+/* check_scalar_fits for an operand that is a Python scalar (a wrapped
+ * number); any other tensor passes.  ints_only: judge only integer
+ * scalars going into integer dtypes (where(), whose float scalars
+ * PyTorch converts unchecked).  Returns 0 or an error. */
+static int check_wrapped_fits(tl_tensor_impl *t, int dt, bool ints_only,
+                              const char *what)
+{
+    tl_scalar v;
+    if (!t || !(t->flags & TL_FLAG_WRAPPED_NUMBER)) {
+        return 0;
+    }
+    if (tl_tensor_item(t, &v) < 0) {
+        return tl_error_kind();
+    }
+    const int k = kind_of(dt);
+    if (ints_only && (k != TL_KIND_INT && k != TL_KIND_UINT)) {
+        return 0;
+    }
+    if (ints_only && (v.kind == TL_KIND_FLOAT || v.kind == TL_KIND_COMPLEX)) {
+        return 0;
+    }
+    return check_scalar_fits(&v, dt, false, what);
+}
+
+/* Note [Logical ops in the common dtype]: logical_and/or/xor test each
+ * input for nonzero after its cast to the operands' common dtype, as
+ * PyTorch and NumPy do.  The kernels test in bool directly, which is the
+ * same for every operand whose dtype the common dtype widens; only a 0-d
+ * operand (which does not set the common dtype against a dimensioned
+ * one) can lose its nonzero value in the cast: int8 with a 0-d int16 256
+ * (0 in int8), float16 with a 0-d float64 1e-10.  Such an operand is
+ * converted first (one element), then the op runs as usual. */
+static tl_tensor_impl *logical_in_common_dtype(int op, tl_tensor_impl *out,
+                                               tl_tensor_impl *a,
+                                               tl_tensor_impl *b,
+                                               tl_dtype common)
+{
+    tl_tensor_impl *ca = NULL, *cb = NULL, *r = NULL;
+    /* Only the 0-d operands: a dimensioned one keeps its dtype (and its
+     * memory: no copy of a big tensor). */
+    if (!(ca = a->ndim == 0 ? tl_op_to_dtype(a, common, false)
+                            : (tl_tensor_incref(a), a)) ||
+        !(cb = b->ndim == 0 ? tl_op_to_dtype(b, common, false)
+                            : (tl_tensor_incref(b), b))) {
+        goto done;
+    }
+    r = tl_op_binary(op, out, ca, cb, NULL);
+done:
+    tl_tensor_decref(ca);
+    tl_tensor_decref(cb);
+    return r;
+}
+
 tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
                              tl_tensor_impl *b, const tl_scalar *alpha)
 {
@@ -576,6 +629,17 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     }
     if (binary_types(op, a, b, &compute, &result) < 0) {
         return NULL;
+    }
+    if ((op == TL_BINARY_LOGICAL_AND || op == TL_BINARY_LOGICAL_OR ||
+         op == TL_BINARY_LOGICAL_XOR) &&
+        (a->ndim == 0 || b->ndim == 0) && a->dtype != b->dtype) {
+        tl_tensor_impl *ab[2] = {a, b};
+        const int common = (int)tl_result_type(2, ab);
+        if ((a->ndim == 0 && a->dtype != common) ||
+            (b->ndim == 0 && b->dtype != common)) {
+            return logical_in_common_dtype(op, out, a, b,
+                                           (tl_dtype)common);
+        }
     }
     const int kdt = kernel_dtype(compute);
     int kop = op;
@@ -636,23 +700,27 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
      * PyTorch's integer powi: 1 ** -n == 1, (-1) ** -n == +-1, anything
      * else ** -n == 0.  The scalar's sign is judged as given, before the
      * cast to the compute dtype: uint8 ** -1 is refused although -1 casts
-     * to 255, and a scalar that the compute dtype cannot hold (int8 **
-     * 255) is an overflow.  Empty operands are judged too, as PyTorch
-     * does. */
-    if (op == TL_BINARY_POW && int_compute &&
+     * to 255, and a scalar that the result dtype cannot hold (int8 **
+     * 255, float16 ** 70000) is an overflow, as PyTorch's conversion of
+     * the exponent to an integer or half type; float32/float64 results
+     * take any float exponent.  Empty operands are judged too, as
+     * PyTorch does. */
+    const bool half_result = result == TL_DTYPE_FLOAT16 ||
+                             result == TL_DTYPE_BFLOAT16;
+    if (op == TL_BINARY_POW && (int_compute || half_result) &&
         (b->flags & TL_FLAG_WRAPPED_NUMBER)) {
         tl_scalar e;
         if (tl_tensor_item(b, &e) < 0) {
             return NULL;
         }
-        if (e.kind == TL_KIND_INT && e.v.i < 0) {
+        if (int_compute && e.kind == TL_KIND_INT && e.v.i < 0) {
             tl_error(TL_ERR_VALUE, "pow: an integer tensor (%s) to the "
                      "negative power %" PRId64 " has no integer result; "
                      "use a float tensor or exponent", dname(compute),
                      e.v.i);
             return NULL;
         }
-        if (check_scalar_fits(&e, compute, false, "exponent") < 0) {
+        if (check_scalar_fits(&e, result, false, "exponent") < 0) {
             return NULL;
         }
     }
@@ -887,6 +955,12 @@ tl_tensor_impl *tl_op_where(tl_tensor_impl *out, tl_tensor_impl *cond,
     }
     tl_tensor_impl *ab[2] = {a, b};
     const int result = tl_result_type(2, ab);
+    /* A Python int must fit an integer result, as PyTorch checks it
+     * (where(c, uint8, 300) is refused, not 44). */
+    if (check_wrapped_fits(a, result, true, "input") < 0 ||
+        check_wrapped_fits(b, result, true, "other") < 0) {
+        return NULL;
+    }
     tl_iter_config c;
     tl_iter_config_init(&c);
     tl_iter_config_add_output(&c, out);
@@ -924,14 +998,9 @@ tl_tensor_impl *tl_op_clamp(tl_tensor_impl *out, tl_tensor_impl *a,
     }
     /* Python-scalar bounds are converted with PyTorch's overflow check
      * (clamp(int8, max=300) is refused, not clamped at 300 - 256). */
-    for (int i = 1; i < 3; i++) {
-        tl_scalar sv;
-        if (all[i] && (all[i]->flags & TL_FLAG_WRAPPED_NUMBER) &&
-            (tl_tensor_item(all[i], &sv) < 0 ||
-             check_scalar_fits(&sv, result, false,
-                               i == 1 ? "min" : "max") < 0)) {
-            return NULL;
-        }
+    if (check_wrapped_fits(lo, result, false, "min") < 0 ||
+        check_wrapped_fits(hi, result, false, "max") < 0) {
+        return NULL;
     }
     const int kdt = kernel_dtype(result);
     tl_iter_loop2d kernel;
