@@ -283,3 +283,20 @@ def check(got, want, d, exact=True, rtol=None, atol=None, what=""):
     atol = rtol if atol is None else atol
     np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, equal_nan=True,
                                err_msg=what)
+
+
+def np_lshift(x, y, d):
+    """x << y in dtype d as tensorlib defines it (DESIGN.md: a count
+    below 0 or at least the bit width gives 0)."""
+    ok = (y >= 0) & (y < bits(d))
+    yc = np.where(ok, y, 0).astype(x.dtype)
+    return np.where(ok, np.left_shift(x, yc), 0).astype(x.dtype)
+
+
+def np_rshift(x, y, d):
+    """x >> y in dtype d: such counts give 0, or -1 for a negative x."""
+    ok = (y >= 0) & (y < bits(d))
+    yc = np.where(ok, y, 0).astype(x.dtype)
+    signed = np.issubdtype(x.dtype, np.signedinteger)
+    fill = np.where(x < 0, -1, 0) if signed else 0
+    return np.where(ok, np.right_shift(x, yc), fill).astype(x.dtype)
