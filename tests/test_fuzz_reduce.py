@@ -40,12 +40,6 @@ TINY = {tl.float16: 2.0 ** -14, tl.bfloat16: 2.0 ** -126,
         tl.complex64: 2.0 ** -126, tl.complex128: 2.0 ** -1022}
 HUGE = {tl.float16: 65504.0, tl.bfloat16: 3.38e38, tl.float32: 3.4e38,
         tl.float64: 1.79e308, tl.complex64: 3.4e38, tl.complex128: 1.79e308}
-# Known bugs (each has a strict xfail test at the end of this file).  The
-# fuzz tests skip exactly the inputs that trigger them while the flag is
-# True; set it to False when the xfail test starts to pass.
-BUG1_F64_NONFINITE_SUM = True   # float64/complex128 sums: inf / overflow
-BUG2_FILL_NARROW_FLOAT = True   # float16/bfloat16 fill_ beyond the max
-BUG3_F64_VAR_NAIVE = True       # float64/complex128 var: naive sum of d**2
 # Error classes tensorlib may raise for bad input (DESIGN.md "Errors").
 SENSIBLE = (TypeError, ValueError, RuntimeError, IndexError, OverflowError,
             ZeroDivisionError)
@@ -533,11 +527,7 @@ def reference(op, x, d, rt, axes, keepdim, correction):
             steps = 2 * (math.ceil(math.log2(n + 1)) + 2)
             tol = (2 * EPS[rt] * np.abs(ref) + steps * ACC[rt] * scale +
                    TINY[rt] * EPS[rt] * 4)
-            skip = None
-            if BUG1_F64_NONFINITE_SUM and rt in (tl.float64, tl.complex128):
-                skip = ~np.all(np.isfinite(w), **kd) | ~np.isfinite(
-                    np.sum(np.abs(w.astype(NP[rt])), **kd))
-            return ref, tol, skip
+            return ref, tol, None
     if op in ("amax", "amin", "max", "min"):
         f = np.max if op in ("amax", "max") else np.min
         return f(x, **kd), None, None
@@ -559,8 +549,6 @@ def reference(op, x, d, rt, axes, keepdim, correction):
             var = ss / denom if denom else ss / np.longdouble(0.0)
             scale = np.sum(np.abs(w) ** 2, **kd) / max(n, 1)
             steps = 4 * (math.ceil(math.log2(n + 1)) + 4)
-            if BUG3_F64_VAR_NAIVE and x.dtype in (np.float64, np.complex128):
-                steps = max(steps, 4 * (n + 4))   # a linear error bound
             tol = (2 * EPS[rt] * np.abs(var) +
                    steps * ACC[rt] * scale * max(n, 1) / max(denom, 1)
                    + TINY[rt] * EPS[rt] * 4)
@@ -1152,8 +1140,15 @@ def test_fuzz_memory_format(torch, a, how, fmt):
     tkw = {} if fmt is None else {"memory_format": getattr(torch, fmt)}
     if how == "contiguous" and fmt == "preserve_format":
         # PyTorch refuses it unless the tensor is already contiguous
-        with pytest.raises(ValueError):
-            t.contiguous(**kw)
+        if t.is_contiguous():
+            assert t.contiguous(**kw) is t
+            assert tm is None or tm.contiguous(**tkw) is tm
+        else:
+            with pytest.raises(ValueError, match="not contiguous"):
+                t.contiguous(**kw)
+            if tm is not None:
+                with pytest.raises(RuntimeError):
+                    tm.contiguous(**tkw)
         return
     if t.ndim != 4 and fmt == "channels_last":
         with pytest.raises((ValueError, RuntimeError)):
@@ -1210,15 +1205,16 @@ def int_fits(v, d):
     return info.min <= v <= info.max
 
 
-def fill_refuses_narrow_float(d, v):
-    """BUG 2: float16/bfloat16 fill_ refuses finite values beyond the
-    dtype's largest finite number, which PyTorch rounds (to the largest
-    number or to inf)."""
-    if d not in (tl.float16, tl.bfloat16):
-        return False
-    v = v.real if isinstance(v, complex) else float(v)
-    hi = 65504.0 if d == tl.float16 else 3.3895313892515355e+38
-    return math.isfinite(v) and abs(v) > hi
+def torch_fill_raises(torch, d, v):
+    """PyTorch's verdict on fill_(v) for dtype d, taken on a two-element
+    tensor: PyTorch's fill_ skips its range check on one-element tensors
+    (tensorlib checks always, as PyTorch's full() does)."""
+    try:
+        with quiet():
+            torch.zeros(2, dtype=tdt(torch, d)).fill_(v)
+    except (RuntimeError, TypeError, OverflowError) as e:
+        return e
+    return None
 
 
 @given(a=operands(allow_expand=True), v=SCALARS,
@@ -1254,13 +1250,7 @@ def test_fuzz_fill_zero(torch, a, v, zero, as_tensor):
         assert same(to_np(t), want), (what, to_np(t))
         assert same(to_np(a.root), write_expected(a, want)), what
         return
-    tt = to_torch(torch, a.x, d)
-    try:
-        with quiet():
-            tt.fill_(v)
-        texc = None
-    except (RuntimeError, TypeError, OverflowError) as e:
-        texc = e
+    texc = torch_fill_raises(torch, d, v)
     try:
         with quiet():
             r = t.fill_(v)
@@ -1270,8 +1260,6 @@ def test_fuzz_fill_zero(torch, a, v, zero, as_tensor):
             assert isinstance(e, (OverflowError, TypeError)), (what, e)
             return
         if d == tl.bool or not is_int(d):
-            if BUG2_FILL_NARROW_FLOAT and fill_refuses_narrow_float(d, v):
-                return
             assert texc is not None, (what, "tensorlib raises", repr(e))
             return
         raise
@@ -1285,60 +1273,68 @@ def test_fuzz_fill_zero(torch, a, v, zero, as_tensor):
     assert same(to_np(a.root), write_expected(a, want)), what
 
 
-# ---- known bugs -------------------------------------------------------------
+# ---- regressions the fuzzing found ------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="BUG 1: float64/complex128 sums over "
-                   "a contiguous run (compensated two-sum lanes) give NaN "
-                   "when an element is +-inf: inf - inf in the error term")
+# Float64/complex128 sums over a contiguous run (compensated two-sum lanes)
+# gave NaN when an element was +-inf (inf - inf in the error term) or the
+# sum overflowed: Note [Compensated sums and non-finite values].
 @pytest.mark.parametrize("vals,want", [
     ([np.inf], np.inf), ([-np.inf], -np.inf), ([1.0, np.inf, 2.0], np.inf),
     ([3.0] * 20 + [-np.inf], -np.inf)])
-def test_bug1_float64_sum_of_inf(vals, want):
+def test_float64_sum_of_inf(vals, want):
     x = np.array(vals, dtype=np.float64)
     assert tl.tensor(x).sum().item() == want == np.sum(x)
     assert tl.tensor(x).mean().item() == want
 
 
-@pytest.mark.xfail(strict=True, reason="BUG 1: complex128 sum of an inf "
-                   "gives NaN (compensated lanes)")
-def test_bug1_complex128_sum_of_inf():
+def test_complex128_sum_of_inf():
     z = np.array([1 + 1j, complex(np.inf, 0)], dtype=np.complex128)
     got = tl.tensor(z).sum().item()
     assert got.real == np.inf and got.imag == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="BUG 1: float64 row sums (sum over "
-                   "the last dim, mean) give NaN for an inf; the outer "
-                   "(dim 0) kernel gives inf")
-def test_bug1_float64_row_sum_of_inf():
+def test_float64_row_sum_of_inf():
     x = np.array([[1.0, np.inf], [2.0, 3.0]])
     t = tl.tensor(x)
-    assert to_np(t.sum(0)).tolist() == [3.0, np.inf]      # passes today
+    assert to_np(t.sum(0)).tolist() == [3.0, np.inf]
     assert to_np(t.sum(1)).tolist() == [np.inf, 5.0]
     assert to_np(t.mean(1)).tolist() == [np.inf, 2.5]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG 1: a float64 sum that overflows "
-                   "gives NaN instead of inf (NumPy and PyTorch: inf)")
-def test_bug1_float64_sum_overflow():
+def test_float64_sum_overflow():
     x = np.array([1e308, 1e308])
     assert tl.tensor(x).sum().item() == np.inf
     assert tl.tensor(x).mean().item() == np.inf
+    assert tl.tensor(x)[::-1].sum().item() == np.inf        # strided
+    v = tl.tensor(np.array([1e308, -1e308, np.inf, 1.0]))
+    assert v.var().item() != v.var().item()                 # NaN, as NumPy
 
 
-@pytest.mark.xfail(strict=True, reason="BUG 2: float16/bfloat16 fill_ raises "
-                   "OverflowError for values beyond the largest finite "
-                   "number, which PyTorch's fill_ and tensorlib's own full() "
-                   "round (65519 -> 65504, 1e10 -> inf)")
-@pytest.mark.parametrize("d,v,want", [
-    (tl.float16, 65519.0, 65504.0), (tl.float16, 1e10, np.inf),
-    (tl.float16, -1e10, -np.inf), (tl.bfloat16, 1e39, np.inf)])
-def test_bug2_fill_narrow_float_beyond_max(d, v, want):
-    assert tl.full((2,), v, dtype=d).tolist() == [want] * 2   # passes today
+@pytest.mark.parametrize("d,v", [
+    (tl.float16, 65519.0), (tl.float16, 1e10), (tl.float16, -1e10),
+    (tl.bfloat16, 1e39), (tl.float32, 1e39), (tl.complex64, 1e39)])
+def test_fill_and_full_refuse_values_beyond_the_dtype(torch, d, v):
+    """fill_ and full() convert with PyTorch's overflow check (on more
+    than one element, PyTorch's fill_ too): full() used to round 65519 to
+    65504 and 1e10 to inf in float16 while fill_ refused them."""
     t = tl.zeros(2, dtype=d)
-    t.fill_(v)
-    assert t.tolist() == [want] * 2
+    with pytest.raises(OverflowError, match="out of range"):
+        t.fill_(v)
+    assert t.tolist() == [0, 0] and t._version == 0
+    with pytest.raises(OverflowError, match="out of range"):
+        tl.full((2,), v, dtype=d)
+    with pytest.raises(OverflowError, match="out of range"):
+        tl.full_like(t, v)
+    with pytest.raises(RuntimeError, match="overflow"):
+        torch.zeros(2, dtype=tdt(torch, d)).fill_(v)
+    with pytest.raises(RuntimeError, match="overflow"):
+        torch.full((2,), v, dtype=tdt(torch, d))
+    # inf is no overflow, and the largest finite value fits
+    assert tl.full((2,), float("inf"), dtype=d).tolist()[0] == float("inf")
+    big = {tl.float16: 65504.0}.get(d)
+    if big is not None:
+        assert t.fill_(big).tolist() == [big, big]
 
 
 def _var_ref(x, axis):
@@ -1349,16 +1345,22 @@ def _var_ref(x, axis):
     return d2.sum(axis=axis) / (n - 1)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG 3: var/std of float64 and "
-                   "complex128 sum the squared deviations naively in "
-                   "float64 (var_row/var_cols in reduce_kernels.c), 10-40x "
-                   "less accurate than NumPy's pairwise var")
-@pytest.mark.parametrize("layout", ["c128_row", "f64_cols"])
-def test_bug3_float64_var_accuracy(layout):
+# var/std of float64 and complex128 summed the squared deviations plainly,
+# 10-40x less accurate than NumPy's pairwise var; they are compensated now.
+@pytest.mark.parametrize("layout", ["c128_row", "f64_cols", "f64_row",
+                                    "c128_cols"])
+def test_float64_var_accuracy(layout):
     rng = np.random.default_rng(1)
-    if layout == "c128_row":
-        x = rng.standard_normal(70001) + 1j * rng.standard_normal(70001)
+    if layout in ("c128_row", "f64_row"):
+        x = rng.standard_normal(70001)
+        if layout == "c128_row":
+            x = x + 1j * rng.standard_normal(70001)
         got, ref = tl.tensor(x).var().item(), _var_ref(x, 0)
+        theirs = np.var(x, ddof=1)
+    elif layout == "c128_cols":
+        x = rng.standard_normal(70001) + 1j * rng.standard_normal(70001)
+        m = np.ascontiguousarray(np.stack([x, x], 1))
+        got, ref = to_np(tl.tensor(m).var(0))[0], _var_ref(x, 0)
         theirs = np.var(x, ddof=1)
     else:
         x = rng.standard_normal(70001)

@@ -466,8 +466,11 @@ def test_clone_negative_strides_and_3d_format():
     c3 = five.contiguous(memory_format=tl.channels_last_3d)
     assert c3.is_contiguous(memory_format=tl.channels_last_3d)
     np.testing.assert_array_equal(to_np(c3), to_np(five))
-    with pytest.raises(ValueError):
-        five.contiguous(memory_format=tl.preserve_format)
+    # preserve_format: the tensor itself when already contiguous, else
+    # refused (it names no layout to make), as PyTorch
+    assert five.contiguous(memory_format=tl.preserve_format) is five
+    with pytest.raises(ValueError, match="not contiguous"):
+        c3.contiguous(memory_format=tl.preserve_format)
     with pytest.raises((ValueError, RuntimeError)):
         x4 = tl.zeros((2, 3))
         x4.contiguous(memory_format=tl.channels_last)

@@ -89,7 +89,7 @@ static double float_max(int dt)
 
 /* PyTorch's checked conversion of a fill value (c10::checked_convert):
  * integers must fit, finite floats must not overflow the target. */
-static int check_fill_value(const tl_scalar *s, int dt)
+int tl_scalar_check_fill(const tl_scalar *s, tl_dtype dt)
 {
     const int k = tl_dtype_table[dt].kind;
     if (k == TL_KIND_BOOL) {
@@ -195,7 +195,7 @@ int tl_op_fill_(tl_tensor_impl *dst, const tl_scalar *s)
     if (!dst || !s) {
         return tl_error(TL_ERR_VALUE, "fill_: an operand is NULL");
     }
-    int rc = check_fill_value(s, dst->dtype);
+    int rc = tl_scalar_check_fill(s, (tl_dtype)dst->dtype);
     if (rc < 0) {
         return rc;
     }
@@ -307,11 +307,25 @@ tl_tensor_impl *tl_op_contiguous(tl_tensor_impl *a, tl_memory_format fmt)
         tl_error(TL_ERR_VALUE, "contiguous: the operand is NULL");
         return NULL;
     }
-    if (fmt == TL_FORMAT_PRESERVE || (int)fmt < 0 ||
-        fmt > TL_FORMAT_PRESERVE) {
+    if ((int)fmt < 0 || fmt > TL_FORMAT_PRESERVE) {
+        tl_error(TL_ERR_VALUE, "contiguous: unknown memory format %d",
+                 (int)fmt);
+        return NULL;
+    }
+    if (fmt == TL_FORMAT_PRESERVE) {
+        /* As PyTorch: an already contiguous tensor is returned; otherwise
+         * "preserve" names no layout to make. */
+        if (tl_tensor_is_contiguous(a, TL_FORMAT_CONTIGUOUS)) {
+            tl_tensor_incref(a);
+            return a;
+        }
         tl_error(TL_ERR_VALUE,
-                 "contiguous: memory format must be contiguous, "
-                 "channels_last or channels_last_3d, got %d", (int)fmt);
+                 "contiguous(memory_format=preserve_format): the tensor "
+                 "(sizes %s, strides %s) is not contiguous, and "
+                 "preserve_format names no layout to make; pass "
+                 "contiguous_format or channels_last",
+                 tl_fmt_list(0, a->ndim, a->sizes),
+                 tl_fmt_list(1, a->ndim, a->strides));
         return NULL;
     }
     if (tl_tensor_is_contiguous(a, fmt)) {

@@ -102,14 +102,41 @@ static inline void two_sum(double a, double b, double *s, double *e)
     *s = x;
 }
 
+/* Note [Compensated sums and non-finite values]
+ * A compensated sum carries (hi, lo).  Once hi is inf or NaN (an inf
+ * input, or a sum past DBL_MAX), the error term is inf - inf = NaN and
+ * means nothing: the value is hi alone, as a plain sum would give (NumPy
+ * and PyTorch: sum([1, inf]) is inf, sum([1e308, 1e308]) inf).  dd_add
+ * drops lo then, and dd_value is how every finish reads a pair. */
+
 /* (hi, lo) += (bhi, blo), compensated. */
 static inline void dd_add(double *hi, double *lo, double bhi, double blo)
 {
     double s, e;
     two_sum(*hi, bhi, &s, &e);
+    if (!isfinite(s)) {
+        *hi = s;
+        *lo = 0;
+        return;
+    }
     e += *lo + blo;
     *hi = s + e;
     *lo = e - (*hi - s);
+}
+
+/* The value of a compensated pair. */
+static inline double dd_value(double hi, double lo)
+{
+    return isfinite(hi) ? hi + lo : hi;
+}
+
+/* (*h, *l) += x: one step of a compensated (two-sum) accumulation. */
+static inline void dd_acc(double *h, double *l, double x)
+{
+    const double t = *h + x;
+    const double bp = t - *h;
+    *l += (*h - (t - bp)) + (x - bp);
+    *h = t;
 }
 
 /* ---- shared combine / finish -------------------------------------------- */
@@ -147,9 +174,12 @@ static void comb_c_mul(tl_racc *a, const tl_racc *b)
     a->v.d[1] = cimag(z);
 }
 
+/* var accumulators: d[0] + d[3] the compensated sum of squared
+ * deviations, d[1] and d[2] the sums of the (real, imaginary)
+ * deviations. */
 static void comb_var(tl_racc *a, const tl_racc *b)
 {
-    a->v.d[0] += b->v.d[0];
+    dd_add(&a->v.d[0], &a->v.d[3], b->v.d[0], b->v.d[3]);
     a->v.d[1] += b->v.d[1];
     a->v.d[2] += b->v.d[2];
 }
@@ -178,13 +208,17 @@ static void fin_d(const tl_racc *a, const tl_rfinish *f, void *dst)
     *(double *)dst = v;
 }
 
+/* A mean divides both halves (no overflow of hi + lo near DBL_MAX). */
+static double dd_mean(double hi, double lo, int64_t count)
+{
+    return isfinite(hi) ? hi / (double)count + lo / (double)count
+                        : hi / (double)count;
+}
+
 static void fin_dd(const tl_racc *a, const tl_rfinish *f, void *dst)
 {
-    double v = a->v.d[0] + a->v.d[1];
-    if (f->mean) {
-        v = a->v.d[0] / (double)f->count + a->v.d[1] / (double)f->count;
-    }
-    *(double *)dst = v;
+    *(double *)dst = f->mean ? dd_mean(a->v.d[0], a->v.d[1], f->count)
+                             : dd_value(a->v.d[0], a->v.d[1]);
 }
 
 static void fin_c(const tl_racc *a, const tl_rfinish *f, void *dst)
@@ -200,10 +234,11 @@ static void fin_c(const tl_racc *a, const tl_rfinish *f, void *dst)
 
 static void fin_cdd(const tl_racc *a, const tl_rfinish *f, void *dst)
 {
-    double re = a->v.d[0] + a->v.d[2], im = a->v.d[1] + a->v.d[3];
+    double re = dd_value(a->v.d[0], a->v.d[2]);
+    double im = dd_value(a->v.d[1], a->v.d[3]);
     if (f->mean) {
-        re = a->v.d[0] / (double)f->count + a->v.d[2] / (double)f->count;
-        im = a->v.d[1] / (double)f->count + a->v.d[3] / (double)f->count;
+        re = dd_mean(a->v.d[0], a->v.d[2], f->count);
+        im = dd_mean(a->v.d[1], a->v.d[3], f->count);
     }
     ((double *)dst)[0] = re;
     ((double *)dst)[1] = im;
@@ -212,7 +247,8 @@ static void fin_cdd(const tl_racc *a, const tl_rfinish *f, void *dst)
 static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
 {
     const double n = (double)f->count;
-    double ss = a->v.d[0] - (a->v.d[1] * a->v.d[1] + a->v.d[2] * a->v.d[2]) / n;
+    double ss = dd_value(a->v.d[0], a->v.d[3]) -
+                (a->v.d[1] * a->v.d[1] + a->v.d[2] * a->v.d[2]) / n;
     if (ss < 0) {
         ss = 0;
     }
@@ -363,14 +399,10 @@ static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
 {
     double h = 0, l = 0;
     for (int64_t i = 0; i < n; i++) {
-        const double x = *(const double *)(p + i * s);
-        const double t = h + x;
-        const double bp = t - h;
-        l += (h - (t - bp)) + (x - bp);
-        h = t;
+        dd_acc(&h, &l, *(const double *)(p + i * s));
     }
     *hi = h;
-    *lo = l;
+    *lo = isfinite(h) ? l : 0;
 }
 
 /* ---- sums: integers and bool --------------------------------------------- */
@@ -1114,7 +1146,7 @@ DEF_ANYALL_BOTH(c128, tl_c128, NZ_Z)
                             int64_t idx0, const tl_racc *aux, tl_racc *res)  \
     {                                                                       \
         const double m = aux->v.d[0];                                       \
-        double ss[8] = {0}, c[8] = {0};                                     \
+        double ss[8] = {0}, sl[8] = {0}, c[8] = {0};                        \
         int64_t i = 0;                                                      \
         if (s == (int64_t)sizeof(T)) {                                      \
             const T *q = (const T *)p;                                      \
@@ -1122,17 +1154,21 @@ DEF_ANYALL_BOTH(c128, tl_c128, NZ_Z)
                 for (int k = 0; k < 8; k++) {                               \
                     const double d = (double)LD(q[i + k]) - m;              \
                     c[k] += d;                                              \
-                    ss[k] += d * d;                                         \
+                    dd_acc(&ss[k], &sl[k], d * d);                          \
                 }                                                           \
             }                                                               \
         }                                                                   \
         for (; i < n; i++) {                                                \
             const double d = (double)LD(*(const T *)(p + i * s)) - m;       \
             c[i & 7] += d;                                                  \
-            ss[i & 7] += d * d;                                             \
+            dd_acc(&ss[i & 7], &sl[i & 7], d * d);                          \
         }                                                                   \
-        res->v.d[0] = ((ss[0] + ss[1]) + (ss[2] + ss[3])) +                 \
-                      ((ss[4] + ss[5]) + (ss[6] + ss[7]));                  \
+        double h = 0, l = 0;                                                \
+        for (int k = 0; k < 8; k++) {                                       \
+            dd_add(&h, &l, ss[k], sl[k]);                                   \
+        }                                                                   \
+        res->v.d[0] = h;                                                    \
+        res->v.d[3] = l;                                                    \
         res->v.d[1] = ((c[0] + c[1]) + (c[2] + c[3])) +                     \
                       ((c[4] + c[5]) + (c[6] + c[7]));                      \
         res->v.d[2] = 0;                                                    \
@@ -1141,10 +1177,11 @@ DEF_ANYALL_BOTH(c128, tl_c128, NZ_Z)
                              const tl_rspace *rs, int64_t rb, int64_t re,    \
                              const tl_racc *aux, tl_racc *res)               \
     {                                                                       \
-        double ss[TILE], c[TILE], m[TILE];                                  \
+        double ss[TILE], sl[TILE], c[TILE], m[TILE];                        \
         int64_t idx[TL_MAX_DIMS];                                           \
         for (int64_t j = 0; j < n; j++) {                                   \
             ss[j] = 0;                                                      \
+            sl[j] = 0;                                                      \
             c[j] = 0;                                                       \
             m[j] = aux[j].v.d[0];                                           \
         }                                                                   \
@@ -1154,12 +1191,13 @@ DEF_ANYALL_BOTH(c128, tl_c128, NZ_Z)
             for (int64_t j = 0; j < n; j++) {                               \
                 const double d = (double)LD(*(const T *)(p + j * cs)) - m[j]; \
                 c[j] += d;                                                  \
-                ss[j] += d * d;                                             \
+                dd_acc(&ss[j], &sl[j], d * d);                              \
             }                                                               \
             off = tl_rspace_next(rs, idx, off);                             \
         }                                                                   \
         for (int64_t j = 0; j < n; j++) {                                   \
             res[j].v.d[0] = ss[j];                                          \
+            res[j].v.d[3] = isfinite(ss[j]) ? sl[j] : 0;                    \
             res[j].v.d[1] = c[j];                                           \
             res[j].v.d[2] = 0;                                              \
         }                                                                   \
@@ -1175,15 +1213,17 @@ DEF_VAR_REAL(f64, double, LDID)
                             int64_t idx0, const tl_racc *aux, tl_racc *res)  \
     {                                                                       \
         const double mr = aux->v.d[0], mi = aux->v.d[1];                    \
-        double ss = 0, cr = 0, ci = 0;                                      \
+        double ss[2] = {0, 0}, sl[2] = {0, 0}, cr = 0, ci = 0;              \
         for (int64_t i = 0; i < n; i++) {                                   \
             const RT *z = (const RT *)(p + i * s);                          \
             const double dr = (double)z[0] - mr, di = (double)z[1] - mi;    \
             cr += dr;                                                       \
             ci += di;                                                       \
-            ss += dr * dr + di * di;                                        \
+            dd_acc(&ss[i & 1], &sl[i & 1], dr * dr + di * di);              \
         }                                                                   \
-        res->v.d[0] = ss;                                                   \
+        dd_add(&ss[0], &sl[0], ss[1], sl[1]);                               \
+        res->v.d[0] = ss[0];                                                \
+        res->v.d[3] = sl[0];                                                \
         res->v.d[1] = cr;                                                   \
         res->v.d[2] = ci;                                                   \
     }                                                                       \
@@ -1194,6 +1234,7 @@ DEF_VAR_REAL(f64, double, LDID)
         int64_t idx[TL_MAX_DIMS];                                           \
         for (int64_t j = 0; j < n; j++) {                                   \
             res[j].v.d[0] = res[j].v.d[1] = res[j].v.d[2] = 0;              \
+            res[j].v.d[3] = 0;                                              \
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         for (int64_t r = rb; r < re; r++) {                                 \
@@ -1202,11 +1243,16 @@ DEF_VAR_REAL(f64, double, LDID)
                 const RT *z = (const RT *)(p + j * cs);                     \
                 const double dr = (double)z[0] - aux[j].v.d[0];             \
                 const double di = (double)z[1] - aux[j].v.d[1];             \
-                res[j].v.d[0] += dr * dr + di * di;                         \
+                dd_acc(&res[j].v.d[0], &res[j].v.d[3], dr * dr + di * di);  \
                 res[j].v.d[1] += dr;                                        \
                 res[j].v.d[2] += di;                                        \
             }                                                               \
             off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            if (!isfinite(res[j].v.d[0])) {                                 \
+                res[j].v.d[3] = 0;                                          \
+            }                                                               \
         }                                                                   \
     }
 

@@ -187,6 +187,31 @@ static PyObject *py_ones(PyObject *m, PyObject *const *args,
     return create_filled(m, args, nargs, kwnames, "ones", 1);
 }
 
+/* The fill value of full()/full_like() stored as dtype dt into elem, with
+ * fill_'s range checks (tl_scalar_check_fill: float16(65519.0) is an
+ * OverflowError, as PyTorch's full, not a silent 65504).  Returns 0 / -1
+ * with the exception set. */
+static int store_fill_value(tl_mstate *st, PyObject *v, tl_dtype dt,
+                            unsigned char *elem)
+{
+    if (tl_py_store_scalar(v, dt, elem) < 0) {
+        return -1;
+    }
+    const int k = tl_dtype_info_of(dt)->kind;
+    if (k == TL_KIND_FLOAT || k == TL_KIND_COMPLEX) {
+        tl_scalar s;
+        int r = tl_py_as_scalar(v, &s); /* 0: a 0-d tensor, cast as is */
+        if (r < 0) {
+            return -1;
+        }
+        if (r > 0 && tl_scalar_check_fill(&s, dt) < 0) {
+            tl_py_raise(st);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* full(size, fill_value, dtype=None, ...): dtype inferred from the value
  * as PyTorch does (bool, int64, float32, complex64). */
 static PyObject *py_full(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
@@ -221,7 +246,7 @@ static PyObject *py_full(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
         return NULL;
     }
     unsigned char elem[16];
-    if (tl_py_store_scalar(a[1], o.dtype, elem) < 0) {
+    if (store_fill_value(st, a[1], o.dtype, elem) < 0) {
         return NULL;
     }
     tl_tensor_impl *t = alloc_tensor(st, ndim, sizes, &o);
@@ -829,7 +854,7 @@ static PyObject *create_like(PyObject *m, PyObject *const *args,
     }
     unsigned char elem[16];
     int fill = mode;
-    if (full && tl_py_store_scalar(a[1], o.dtype, elem) < 0) {
+    if (full && store_fill_value(st, a[1], o.dtype, elem) < 0) {
         return NULL;
     }
     if (fill == 0 || fill == 1) {

@@ -291,6 +291,11 @@ TL_API tl_tensor_impl *tl_op_empty_like(tl_tensor_impl *a, tl_dtype dt,
                                         tl_device dev, tl_memkind kind,
                                         tl_memory_format fmt);
 
+/* Whether s may fill a tensor of dtype dt: the checks of tl_op_fill_ (and
+ * of full()), as PyTorch's checked conversion.  Returns 0 or the error
+ * tl_op_fill_ would give. */
+TL_API int tl_scalar_check_fill(const tl_scalar *s, tl_dtype dt);
+
 /* Every element of dst = s converted to dst's dtype.  Errors (as PyTorch):
  * TL_ERR_OVERFLOW when s does not fit an integer dtype (or is NaN/inf), or
  * is finite and overflows float16/bfloat16/float32; TL_ERR_TYPE for a
