@@ -562,15 +562,13 @@ static int check_wrapped_fits(tl_tensor_impl *t, int dt, bool ints_only,
                               const char *what)
 {
     tl_scalar v;
-    if (!t || !(t->flags & TL_FLAG_WRAPPED_NUMBER)) {
+    const int k = kind_of(dt);
+    if (!t || !(t->flags & TL_FLAG_WRAPPED_NUMBER) ||
+        (ints_only && k != TL_KIND_INT && k != TL_KIND_UINT)) {
         return 0;
     }
     if (tl_tensor_item(t, &v) < 0) {
         return tl_error_kind();
-    }
-    const int k = kind_of(dt);
-    if (ints_only && (k != TL_KIND_INT && k != TL_KIND_UINT)) {
-        return 0;
     }
     if (ints_only && (v.kind == TL_KIND_FLOAT || v.kind == TL_KIND_COMPLEX)) {
         return 0;
