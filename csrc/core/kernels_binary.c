@@ -302,8 +302,8 @@ DEF_FLOAT(f64, double, )
         if (br == 0 && bi == 0) {                                           \
             return MK(1, 0);                                                \
         }                                                                   \
-        if (ar == 0 && ai == 0) {                                           \
-            if (br > 0 && bi == 0) {                                        \
+        if (ar == 0 && ai == 0) { /* NumPy 2: 0 ** b is 0 for Re b > 0 */  \
+            if (br > 0) {                                                   \
                 return MK(0, 0);                                            \
             }                                                               \
             return MK(NAN, NAN);                                            \

@@ -544,8 +544,8 @@ template <class R> TL_HD cplx<R> c_pow(cplx<R> a, cplx<R> b)
     if (b.re == 0 && b.im == 0) {
         return cplx<R>{(R)1, (R)0};
     }
-    if (a.re == 0 && a.im == 0) {
-        if (b.re > 0 && b.im == 0) {
+    if (a.re == 0 && a.im == 0) { /* NumPy 2: 0 ** b is 0 for Re b > 0 */
+        if (b.re > 0) {
             return cplx<R>{(R)0, (R)0};
         }
         return cplx<R>{(R)NAN, (R)NAN};
