@@ -13,6 +13,12 @@ try:
     settings.register_profile(
         "sanitizer", max_examples=10, deadline=None,
         suppress_health_check=[HealthCheck.too_slow])
+    # A long bug hunt by hand, e.g. over the fuzz suites:
+    # TENSORLIB_HYPOTHESIS_PROFILE=soak pytest tests/test_fuzz_*.py
+    settings.register_profile(
+        "soak", max_examples=1500, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow,
+                               HealthCheck.filter_too_much])
     settings.load_profile(os.environ.get("TENSORLIB_HYPOTHESIS_PROFILE",
                                          "default"))
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
