@@ -868,3 +868,65 @@ def _simple_overlap_rule(sizes, strides):
         return True
     return any(s1 % s0 == 0 and s1 // s0 < n0
                for (s0, n0), (s1, _) in zip(dims, dims[1:]))
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_div_rounding_mode(torch, mode):
+    """div/divide(rounding_mode=): integers stay integers, by C's division
+    ('trunc') or Python's ('floor'), wrapping like floor_divide; floats are
+    np.trunc(a / b) or np.floor_divide in their own dtype (Note [Division
+    with rounding]).  Dtypes and refusals as PyTorch; broadcast and
+    strided operands, out= and in place."""
+    rng = rng_for("div_rounding", mode)
+    for dt in [tl.int8, tl.int16, tl.int32, tl.int64, tl.uint8,
+               tl.float16, tl.float32, tl.float64]:
+        name = str(dt).split(".")[-1]
+        x = random_values((4, 6), dt, rng)
+        y = random_values((6,), dt, rng, "nonzero")
+        a = view_as(x, dt, "transposed")
+        b = from_np(y, dt).flip(0)
+        yf = y[::-1]
+        got = tl.div(a, b, rounding_mode=mode)
+        with np.errstate(all="ignore"):
+            xn, yn = as_dtype(x, dt), as_dtype(yf, dt)
+            if dt in INTS:
+                want = torch.div(torch.from_numpy(np.ascontiguousarray(xn)),
+                                 torch.from_numpy(np.ascontiguousarray(yn)),
+                                 rounding_mode=mode).numpy()
+            elif mode == "trunc":
+                want = np.trunc(np.divide(xn, yn))
+            else:
+                want = np.floor_divide(xn, yn)
+        check(got, want, dt, what=f"div {mode} {name}")
+        assert tl.divide(a, b, rounding_mode=mode).tolist() == got.tolist()
+        out = tl.empty((4, 6), dtype=tl.float64)
+        assert tl.div(a, b, rounding_mode=mode, out=out) is out
+        np.testing.assert_array_equal(to_np(out), to_np(got).astype(
+            np.float64))
+        c = a.clone()
+        v = c._version
+        assert c.div_(b, rounding_mode=mode) is c and c._version == v + 1
+        assert c.tolist() == got.tolist()
+    # INT_MIN / -1 wraps, as floor_divide
+    m = tl.tensor([-128, 7], dtype=tl.int8)
+    assert tl.div(m, -1, rounding_mode=mode).tolist() == [-128, -7]
+    # refusals leave the operands as they were
+    i = tl.tensor([7, -7])
+    before = i.tolist(), i._version
+    with pytest.raises(ZeroDivisionError):
+        i.div_(tl.tensor([1, 0]), rounding_mode=mode)
+    with pytest.raises(ValueError, match="rounding_mode"):
+        i.div(2, rounding_mode="round")
+    with pytest.raises(RuntimeError):
+        torch.tensor([7]).div(2, rounding_mode="round")
+    with pytest.raises(TypeError):
+        i.div_(2.5, rounding_mode=mode)   # float result into int64
+    with pytest.raises(RuntimeError):
+        torch.tensor([7]).div_(2.5, rounding_mode=mode)
+    for bad in (tl.tensor([True]), tl.tensor([1 + 1j])):
+        with pytest.raises(TypeError):
+            tl.div(bad, bad, rounding_mode=mode)
+    assert (i.tolist(), i._version) == before
+    # None is true division, and / stays true division
+    assert tl.div(i, 2, rounding_mode=None).tolist() == [3.5, -3.5]
+    assert (i / 2).tolist() == [3.5, -3.5]

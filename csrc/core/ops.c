@@ -935,6 +935,90 @@ done:
     return res;
 }
 
+/* Note [Division with rounding]: div(a, b, rounding_mode=) composes
+ * kernels the table has.  "floor" is floor_divide (Python's rule, as
+ * PyTorch).  "trunc" on floats is trunc(a / b), one op at a time in the
+ * result dtype (NumPy's np.trunc(np.divide(a, b))); on integers it is
+ * C's division, from floor_divide corrected by one where the remainder
+ * is nonzero and the signs differ (unsigned types need no correction);
+ * it wraps like floor_divide (INT_MIN / -1 is INT_MIN), and a zero
+ * divisor is refused by floor_divide before anything is written.  Only
+ * the last op writes out. */
+tl_tensor_impl *tl_op_div_rounding(tl_tensor_impl *out, tl_tensor_impl *a,
+                                   tl_tensor_impl *b, int mode)
+{
+    if (mode == TL_DIV_TRUE) {
+        return tl_op_binary(TL_BINARY_DIV, out, a, b, NULL);
+    }
+    if (mode == TL_DIV_FLOOR) {
+        return tl_op_binary(TL_BINARY_FLOOR_DIVIDE, out, a, b, NULL);
+    }
+    if (mode != TL_DIV_TRUNC) {
+        tl_error(TL_ERR_VALUE, "div: unknown rounding mode %d", mode);
+        return NULL;
+    }
+    int compute, result;
+    if (!a || !b) {
+        tl_error(TL_ERR_VALUE, "div: an operand is NULL");
+        return NULL;
+    }
+    tl_tensor_impl *ab[2] = {a, b};
+    const int common = (int)tl_result_type(2, ab);
+    if (common == TL_DTYPE_BOOL || kind_of(common) == TL_KIND_COMPLEX) {
+        tl_error(TL_ERR_TYPE, "div(rounding_mode='trunc') is not supported "
+                 "for %s", dname(common));
+        return NULL;
+    }
+    if (binary_types(TL_BINARY_FLOOR_DIVIDE, a, b, &compute, &result) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *q = NULL, *r = NULL, *na = NULL, *nb = NULL,
+                   *sx = NULL, *nz = NULL, *fix = NULL, *res = NULL;
+    tl_scalar zero = tl_scalar_int(0);
+    tl_tensor_impl *z = tl_scalar_to_tensor(&zero);
+    if (!z) {
+        return NULL;
+    }
+    if (kind_of(result) == TL_KIND_FLOAT) {
+        if ((q = tl_op_binary(TL_BINARY_DIV, NULL, a, b, NULL))) {
+            res = tl_op_unary(TL_UNARY_TRUNC, out, q);
+        }
+        goto done;
+    }
+    if (!(q = tl_op_binary(TL_BINARY_FLOOR_DIVIDE, NULL, a, b, NULL))) {
+        goto done;
+    }
+    if (kind_of(result) == TL_KIND_UINT) { /* no negative operands */
+        if (!out) {
+            res = q;
+            q = NULL;
+        } else { /* into out= by out='s rules */
+            res = tl_op_binary(TL_BINARY_ADD, out, q, z, NULL);
+        }
+        goto done;
+    }
+    /* q + ((a % b != 0) & ((a < 0) ^ (b < 0))) */
+    if (!(r = tl_op_binary(TL_BINARY_REMAINDER, NULL, a, b, NULL)) ||
+        !(nz = tl_op_binary(TL_BINARY_NE, NULL, r, z, NULL)) ||
+        !(na = tl_op_binary(TL_BINARY_LT, NULL, a, z, NULL)) ||
+        !(nb = tl_op_binary(TL_BINARY_LT, NULL, b, z, NULL)) ||
+        !(sx = tl_op_binary(TL_BINARY_LOGICAL_XOR, NULL, na, nb, NULL)) ||
+        !(fix = tl_op_binary(TL_BINARY_LOGICAL_AND, NULL, nz, sx, NULL))) {
+        goto done;
+    }
+    res = tl_op_binary(TL_BINARY_ADD, out, q, fix, NULL);
+done:
+    tl_tensor_decref(fix);
+    tl_tensor_decref(sx);
+    tl_tensor_decref(nb);
+    tl_tensor_decref(na);
+    tl_tensor_decref(nz);
+    tl_tensor_decref(r);
+    tl_tensor_decref(q);
+    tl_tensor_decref(z);
+    return res;
+}
+
 /* ---- where -------------------------------------------------------------- */
 
 tl_tensor_impl *tl_op_where(tl_tensor_impl *out, tl_tensor_impl *cond,

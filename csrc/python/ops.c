@@ -340,6 +340,111 @@ BIN_FORMS(bitwise_xor, TL_BINARY_BITWISE_XOR)
 BIN_FORMS(bitwise_left_shift, TL_BINARY_LSHIFT)
 BIN_FORMS(bitwise_right_shift, TL_BINARY_RSHIFT)
 
+/* div and divide take PyTorch's rounding_mode= (None, "trunc", "floor");
+ * true_divide is div without it.  Python's / stays true division. */
+static int parse_rounding(PyObject *o, int *mode)
+{
+    *mode = TL_DIV_TRUE;
+    if (!o || o == Py_None) {
+        return 0;
+    }
+    if (PyUnicode_Check(o)) {
+        if (PyUnicode_CompareWithASCIIString(o, "trunc") == 0) {
+            *mode = TL_DIV_TRUNC;
+            return 0;
+        }
+        if (PyUnicode_CompareWithASCIIString(o, "floor") == 0) {
+            *mode = TL_DIV_FLOOR;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "div(): rounding_mode must be None, "
+                 "'trunc' or 'floor', not %.100R", o);
+    return -1;
+}
+
+static PyObject *div_impl(tl_mstate *st, PyObject *a, PyObject *b,
+                          PyObject *mode_o, PyObject *out)
+{
+    int mode;
+    if (parse_rounding(mode_o, &mode) < 0) {
+        return NULL;
+    }
+    if (mode == TL_DIV_TRUE) {
+        return binary(st, TL_BINARY_DIV, a, b, out, NULL, false);
+    }
+    tl_tensor_impl *ai = NULL, *bi = NULL, *oi, *r;
+    PyObject *res = NULL;
+    if (!(ai = operand(st, a)) || !(bi = operand(st, b))) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_TypeError, "div(): expected tensors or "
+                         "numbers, got %.100s and %.100s",
+                         Py_TYPE(a)->tp_name, Py_TYPE(b)->tp_name);
+        }
+        goto done;
+    }
+    if (tl_py_parse_out(st, out, &oi, "div") < 0) {
+        goto done;
+    }
+    r = tl_op_div_rounding(oi, ai, bi, mode);
+    res = r ? tl_py_wrap(st, r) : tl_py_raise(st);
+done:
+    tl_tensor_decref(ai);
+    tl_tensor_decref(bi);
+    return res;
+}
+
+static const char *const divm_names[] = {"other", "rounding_mode", "out",
+                                         NULL};
+static const char *const divf_names[] = {"input", "other", "rounding_mode",
+                                         "out", NULL};
+
+static PyObject *m_divr(PyObject *self, PyObject *const *args,
+                        Py_ssize_t nargs, PyObject *kw)
+{
+    PyObject *a[3];
+    if (tl_py_parse_args(args, nargs, kw, divm_names, 1, a, "div") < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "div() missing argument 'other'");
+        return NULL;
+    }
+    return div_impl(tl_state_of(self), self, a[0], a[1], a[2]);
+}
+
+static PyObject *m_divr_(PyObject *self, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kw)
+{
+    PyObject *a[3];
+    if (tl_py_parse_args(args, nargs, kw, divm_names, 1, a, "div_") < 0) {
+        return NULL;
+    }
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "div_() missing argument 'other'");
+        return NULL;
+    }
+    if (a[2]) {
+        PyErr_SetString(PyExc_TypeError, "in-place methods take no out=");
+        return NULL;
+    }
+    return div_impl(tl_state_of(self), self, a[0], a[1], self);
+}
+
+static PyObject *f_divr(PyObject *m, PyObject *const *args,
+                        Py_ssize_t nargs, PyObject *kw)
+{
+    PyObject *a[4];
+    if (tl_py_parse_args(args, nargs, kw, divf_names, 2, a, "div") < 0) {
+        return NULL;
+    }
+    if (!a[0] || !a[1]) {
+        PyErr_SetString(PyExc_TypeError, "div() needs input and other");
+        return NULL;
+    }
+    return div_impl(tl_state_of_module(m), a[0], a[1], a[2], a[3]);
+}
+
 static const char *const un_names[] = {"out", NULL};
 static const char *const unf_names[] = {"input", "out", NULL};
 
@@ -1012,7 +1117,11 @@ PyMethodDef tl_ops_tensor_methods[] = {
     BIN_METHODS(add, "self + alpha * other"),
     BIN_METHODS(sub, "self - alpha * other"),
     BIN_METHODS(mul, ""),
-    BIN_METHODS(div, "True division."),
+    {"div", CF(m_divr), FASTKW,
+     "div($self, other, *, rounding_mode=None, out=None)\n--\n\n"
+     "Division: true, or rounded toward zero ('trunc') or down ('floor')."},
+    {"div_", CF(m_divr_), FASTKW,
+     "div_($self, other, *, rounding_mode=None)\n--\n\nIn place."},
     BIN_METHODS(floor_divide, ""),
     BIN_METHODS(remainder, "Python's sign rule."),
     BIN_METHODS(pow, ""),
@@ -1038,8 +1147,9 @@ PyMethodDef tl_ops_tensor_methods[] = {
      "multiply($self, other, *, alpha=None, out=None)\n--\n\nmul()."},
     {"true_divide", CF(m_div), FASTKW,
      "true_divide($self, other, *, alpha=None, out=None)\n--\n\ndiv()."},
-    {"divide", CF(m_div), FASTKW,
-     "divide($self, other, *, alpha=None, out=None)\n--\n\ndiv()."},
+    {"divide", CF(m_divr), FASTKW,
+     "divide($self, other, *, rounding_mode=None, out=None)\n--\n\n"
+     "div()."},
     UN_METHODS(neg),
     UN_METHODS(abs),
     UN_METHODS(sign),
@@ -1156,7 +1266,10 @@ PyType_Slot tl_ops_tensor_slots[] = {
                      #name "(input, *, out=None)\n--\n\n"}
 
 static PyMethodDef ops_functions[] = {
-    BIN_FN(add), BIN_FN(sub), BIN_FN(mul), BIN_FN(div), BIN_FN(floor_divide),
+    BIN_FN(add), BIN_FN(sub), BIN_FN(mul), BIN_FN(floor_divide),
+    {"div", CF(f_divr), FASTKW,
+     "div(input, other, *, rounding_mode=None, out=None)\n--\n\n"
+     "Division: true, or rounded toward zero ('trunc') or down ('floor')."},
     BIN_FN(remainder), BIN_FN(pow), BIN_FN(maximum), BIN_FN(minimum),
     BIN_FN(eq), BIN_FN(ne), BIN_FN(lt), BIN_FN(le), BIN_FN(gt), BIN_FN(ge),
     BIN_FN(logical_and), BIN_FN(logical_or), BIN_FN(logical_xor),
@@ -1168,8 +1281,9 @@ static PyMethodDef ops_functions[] = {
      "multiply(input, other, *, alpha=None, out=None)\n--\n\nmul()."},
     {"true_divide", CF(f_div), FASTKW,
      "true_divide(input, other, *, alpha=None, out=None)\n--\n\ndiv()."},
-    {"divide", CF(f_div), FASTKW,
-     "divide(input, other, *, alpha=None, out=None)\n--\n\ndiv()."},
+    {"divide", CF(f_divr), FASTKW,
+     "divide(input, other, *, rounding_mode=None, out=None)\n--\n\n"
+     "div()."},
     UN_FN(neg), UN_FN(abs), UN_FN(sign), UN_FN(sgn), UN_FN(sqrt),
     UN_FN(rsqrt), UN_FN(exp), UN_FN(expm1), UN_FN(log), UN_FN(log1p),
     UN_FN(log2), UN_FN(log10), UN_FN(sin), UN_FN(cos), UN_FN(tan),

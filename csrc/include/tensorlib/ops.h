@@ -181,6 +181,23 @@ TL_API tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out,
                                     tl_tensor_impl *a, tl_tensor_impl *b,
                                     const tl_scalar *alpha);
 
+/* div's rounding_mode (PyTorch's): none (true division), trunc (toward
+ * zero), floor (floor_divide). */
+typedef enum tl_div_rounding {
+    TL_DIV_TRUE = 0,
+    TL_DIV_TRUNC = 1,
+    TL_DIV_FLOOR = 2
+} tl_div_rounding;
+
+/* a / b rounded as mode says (Note [Division with rounding] in ops.c).
+ * TRUE: tl_op_binary(TL_BINARY_DIV).  FLOOR: TL_BINARY_FLOOR_DIVIDE.
+ * TRUNC: the promoted dtype (integers stay integers); integer division
+ * by zero is TL_ERR_ZERO_DIVISION, bool and complex are TL_ERR_TYPE.
+ * Returns: new reference (out when given), or NULL. */
+TL_API tl_tensor_impl *tl_op_div_rounding(tl_tensor_impl *out,
+                                          tl_tensor_impl *a,
+                                          tl_tensor_impl *b, int mode);
+
 /* The result dtype tl_op_binary would give (without out), or an error
  * (TL_ERR_TYPE for an unsupported dtype, TL_ERR_VALUE for a bad op). */
 TL_API int tl_op_binary_result_type(int op, tl_tensor_impl *a,
