@@ -45,6 +45,8 @@ def _ops_round(a, b, i8, z, big):
         a.sum(), a.sum(dim=1, keepdim=True), a.mean(0), a.prod(1),
         a.amax((0, 1)), a.max(1), a.argmin(), a.var(1, correction=0),
         a.std(), a.any(), i8.all(0), a.sum(dtype=tl.float64),
+        tl.div(i8, 3, rounding_mode="trunc"), a.div(b, rounding_mode="floor"),
+        tl.divide(a, b, rounding_mode="trunc"),
     ]
     out = tl.empty(3, 4)
     tl.mul(a, b, out=out)
@@ -71,6 +73,8 @@ def _ops_round(a, b, i8, z, big):
     _expect(ValueError, lambda: i8 ** -1)
     _expect(OverflowError, lambda: tl.full((2,), 1e10, dtype=tl.float16))
     _expect(TypeError, lambda: i8.round(decimals=-1))
+    _expect(ZeroDivisionError, lambda: i8.div(0, rounding_mode="trunc"))
+    _expect(ValueError, lambda: a.div(b, rounding_mode="up"))
     _expect(tl.ShapeError, lambda: tl.zeros(3).expand(2, 3).add_(1))
     # sizes (4, 3), strides (2, 3): [3, 0] and [0, 2] are one element
     _expect(tl.ShapeError, lambda: tl.neg(
