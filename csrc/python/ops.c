@@ -319,7 +319,18 @@ static PyObject *bin_function(PyObject *m, PyObject *const *args,
 BIN_FORMS(add, TL_BINARY_ADD)
 BIN_FORMS(sub, TL_BINARY_SUB)
 BIN_FORMS(mul, TL_BINARY_MUL)
-BIN_FORMS(div, TL_BINARY_DIV)
+/* true_divide: div without rounding_mode (div and divide are m_divr and
+ * f_divr below); no in-place form. */
+static PyObject *m_div(PyObject *self, PyObject *const *args,
+                       Py_ssize_t nargs, PyObject *kw)
+{
+    return bin_method(self, args, nargs, kw, TL_BINARY_DIV, false);
+}
+static PyObject *f_div(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kw)
+{
+    return bin_function(m, args, nargs, kw, TL_BINARY_DIV);
+}
 BIN_FORMS(floor_divide, TL_BINARY_FLOOR_DIVIDE)
 BIN_FORMS(remainder, TL_BINARY_REMAINDER)
 BIN_FORMS(pow, TL_BINARY_POW)
