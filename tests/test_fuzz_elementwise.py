@@ -165,21 +165,45 @@ def make_operand(data, shape, d, kind="normal", writable=False,
         return Operand(d, t, np.array(view), base, base_np, view,
                        f"as_strided({shape}, {strides}, {off})")
     # "view": a permuted base, sliced with steps and offsets, flipped,
-    # expanded; the same operations on the NumPy copy.
+    # expanded; the same operations on the NumPy copy.  "dense" views keep
+    # every dim of size > 1 whole (no step, offset or padding), so they
+    # stay non-overlapping and dense, and size-1 dims may be cut from a
+    # flipped base: a negative stride on a size-1 dim under a permutation
+    # (t.flip(0)[1:].permute(2, 0, 1) once broke every elementwise op).
     expand = [(not writable) and rng.random() < 0.3 for _ in shape]
     steps = [int(rng.choice([1, 1, 1, 2, 3, -1, -1, -2])) for _ in shape]
     offs = [int(rng.integers(0, 3)) for _ in shape]
     perm = [int(p) for p in rng.permutation(n)]
     flips = tuple(i for i in range(n) if rng.random() < 0.3)
     pre = [1 if expand[i] else shape[i] for i in range(n)]
-    full = [offs[i] + pre[i] * abs(steps[i]) + int(rng.integers(0, 2))
-            for i in range(n)]
+    dense = rng.random() < 0.3
+    pad = [int(rng.integers(0, 2)) for _ in range(n)]
+    if dense:
+        ones = [i for i in range(n) if pre[i] == 1]
+        if ones and rng.random() < 0.7:   # a size-1 dim outermost
+            j = ones[int(rng.integers(0, len(ones)))]
+            perm.remove(j)
+            perm.insert(0, j)
+        # Only the physically outermost size-1 dims may be cut from a
+        # longer base dim; every other dim is whole.
+        outer = True
+        for i in perm:
+            outer = outer and pre[i] == 1
+            if not outer:
+                steps[i], offs[i], pad[i] = 1, 0, 0
+        flips = tuple(i for i in flips if pre[i] <= 1)
+    full = [offs[i] + pre[i] * abs(steps[i]) + pad[i] for i in range(n)]
+    preflip = tuple(i for i in range(n)
+                    if pre[i] == 1 and full[i] > 1 and rng.random() < 0.5)
     phys = gen_values([full[p] for p in perm], d, kind, rng)
     base = from_np(phys, d)
     base_np = np.array(as_dtype(phys, d), copy=True)
     inv = [int(i) for i in np.argsort(perm)]
     t = base.permute(*inv)
     view = base_np.transpose(inv)
+    if preflip:
+        t = t.flip(preflip)
+        view = np.flip(view, preflip)
     idx = []
     for i in range(n):
         s, k, o = pre[i], steps[i], offs[i]
@@ -203,7 +227,8 @@ def make_operand(data, shape, d, kind="normal", writable=False,
         t = t.expand(*shape)
         view = np.broadcast_to(view, shape)
     desc = (f"view(perm={perm}, steps={steps}, offs={offs}, "
-            f"flips={flips}, expand={expand})")
+            f"flips={flips}, expand={expand}, dense={dense}, "
+            f"preflip={preflip})")
     assert tuple(t.shape) == shape
     return Operand(d, t, np.array(view), base, base_np, view, desc)
 

@@ -218,6 +218,11 @@ def view_ops(draw, shape, max_ops=3, allow_expand=True, max_ndim=6,
         if n:
             kinds += ["slice", "slice", "flip", "permute", "transpose",
                       "select"]
+        if any(s >= 2 for s in shape):
+            # one element cut from a flipped dim: a negative stride on a
+            # size-1 dim, which output layouts copied from an input must
+            # not keep (t.flip(0)[1:].permute(2, 0, 1) once broke them).
+            kinds += ["flip_narrow"]
         if allow_expand and (1 in shape or n < max_ndim):
             kinds += ["expand", "expand"]
         if not kinds:
@@ -233,6 +238,13 @@ def view_ops(draw, shape, max_ops=3, allow_expand=True, max_ndim=6,
             idx = (slice(None),) * k + (s,)
             ops.append(("index", idx))
             shape[k] = len(range(*s.indices(size)))
+        elif kind == "flip_narrow":
+            k = draw(st.sampled_from([i for i, s in enumerate(shape)
+                                      if s >= 2]))
+            i = draw(st.integers(0, shape[k] - 1))
+            ops.append(("flip", (k,)))
+            ops.append(("index", (slice(None),) * k + (slice(i, i + 1),)))
+            shape[k] = 1
         elif kind == "select":
             k = draw(st.integers(0, n - 1))
             if shape[k] == 0:

@@ -843,8 +843,10 @@ static int validate(tl_iter *it, const tl_iter_config *c, int *out_dtype,
 
 /* Can the fast set-up run: every non-inlined operand of the broadcast
  * shape, all contiguous, or all dense with equal strides?  On success
- * *strides receives the shared element strides (NULL: contiguous). */
-static bool fast_layout(const tl_iter *it, const int64_t **strides)
+ * *strides receives the element strides for a fresh output, written to buf
+ * (NULL: contiguous). */
+static bool fast_layout(const tl_iter *it, int64_t *buf,
+                        const int64_t **strides)
 {
     const tl_tensor_impl *first = NULL;
     bool all_contig = true, all_same = true;
@@ -874,7 +876,14 @@ static bool fast_layout(const tl_iter *it, const int64_t **strides)
         return true;
     }
     if (all_same && first) {
-        *strides = first->strides;
+        /* Note [Layouts copied from an input]: the strides of size-1 dims
+         * are ignored by every check above and may be anything, negative
+         * included (a flipped dim sliced to one element); a fresh output
+         * takes their magnitude, never their sign. */
+        for (int d = 0; d < first->ndim; d++) {
+            buf[d] = llabs(first->strides[d]);
+        }
+        *strides = buf;
         return true;
     }
     return false;
@@ -1089,8 +1098,9 @@ static int build(tl_iter *it, const tl_iter_config *c)
 
     /* 9. fast set-up */
     const int64_t *shared = NULL;
+    int64_t shared_buf[TL_MAX_DIMS];
     if (c->allow_fast_setup && !c->is_reduction &&
-        fast_layout(it, &shared)) {
+        fast_layout(it, shared_buf, &shared)) {
         it->fast_setup = true;
         it->ndim = 1;
         it->shape[0] = it->numel;

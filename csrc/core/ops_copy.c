@@ -244,7 +244,8 @@ tl_tensor_impl *tl_op_empty_like(tl_tensor_impl *a, tl_dtype dt,
         int64_t strides[TL_MAX_DIMS];
         if (a->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE) {
             /* Positive wherever the size is >= 2; size-0/1 dims may carry
-             * any stride, which empty_strided wants non-negative. */
+             * any stride, which empty_strided wants non-negative (Note
+             * [Layouts copied from an input] in iter.c). */
             for (int d = 0; d < a->ndim; d++) {
                 strides[d] = llabs(a->strides[d]);
             }
