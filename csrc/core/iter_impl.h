@@ -59,13 +59,23 @@ struct tl_iter {
  * held (tl_iter_release is still safe).  Returns 0 or an error. */
 int tl_iter_build(tl_iter *it, const tl_iter_config *c);
 
+/* Whether a build runs on this thread (iter_build.c): a loop run inside
+ * one (copying a partly overlapping input) must not call the GIL-release
+ * hooks (iter_run.c). */
+bool tl_iter_building(void);
+
 /* Drops what the iterator holds (owned tensors); it may then be reused. */
 void tl_iter_release(tl_iter *it);
 
-/* Dense strides (elements) for a tensor of t's sizes whose layout follows
- * t's stride order (Note [Iterator dimension order] with t alone): PyTorch's
- * infer_dense_strides.  strides needs t->ndim entries. */
-void tl_iter_dense_strides_like(const tl_tensor_impl *t, int64_t *strides);
+/* The one out= shape check, for the iterator and the reductions: an out=
+ * tensor t whose shape is not the result's `sizes` may be resized only
+ * when `allowed`, empty, a root and at storage offset 0, and when
+ * tl_tensor_resize_ would succeed (metadata changes allowed; a storage
+ * that must grow resizable and not exported).  Returns 0 (t is to be
+ * resized) or an error: TL_ERR_SHAPE naming both shapes, TL_ERR_RUNTIME
+ * or TL_ERR_BUFFER for a storage that cannot grow. */
+int tl_iter_check_out_resize(const tl_tensor_impl *t, int ndim,
+                             const int64_t *sizes, bool allowed);
 
 /* Required alignment (bytes) of a dtype's C type. */
 int tl_dtype_align(int dt);

@@ -5,8 +5,6 @@
 #include "tensor_impl.h"
 #include "tensorlib/ops.h"
 
-static int kind_of(tl_dtype dt) { return tl_dtype_table[dt].kind; }
-
 static tl_dtype signed_int_of_size(int64_t size)
 {
     switch (size) {
@@ -37,7 +35,7 @@ tl_dtype tl_promote_types(tl_dtype a, tl_dtype b)
     if (a == b) {
         return a;
     }
-    int ka = kind_of(a), kb = kind_of(b);
+    int ka = tl_dtype_kind(a), kb = tl_dtype_kind(b);
     if (ka == TL_KIND_BOOL) {
         return b;
     }
@@ -95,7 +93,7 @@ static int combine(int higher, int lower)
     if (lower < 0) {
         return higher;
     }
-    int kh = kind_of((tl_dtype)higher), kl = kind_of((tl_dtype)lower);
+    int kh = tl_dtype_kind(higher), kl = tl_dtype_kind(lower);
     if (kh == TL_KIND_COMPLEX) {
         return higher;
     }
@@ -131,7 +129,7 @@ tl_dtype tl_result_type(int n, tl_tensor_impl *const *operands)
         }
         tl_dtype dt = (tl_dtype)t->dtype;
         if (t->flags & TL_FLAG_WRAPPED_NUMBER) {
-            int k = kind_of(dt);
+            int k = tl_dtype_kind(dt);
             if (k == TL_KIND_COMPLEX) {
                 dt = TL_DEFAULT_COMPLEX;
             } else if (k == TL_KIND_FLOAT) {
@@ -152,7 +150,7 @@ tl_dtype tl_result_type(int n, tl_tensor_impl *const *operands)
 
 bool tl_can_cast(tl_dtype from, tl_dtype to)
 {
-    int kf = kind_of(from), kt = kind_of(to);
+    int kf = tl_dtype_kind(from), kt = tl_dtype_kind(to);
     if (kf == TL_KIND_COMPLEX && kt != TL_KIND_COMPLEX) {
         return false;
     }

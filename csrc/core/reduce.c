@@ -37,14 +37,9 @@
  * of the destination), or directly when the input is contiguous and the
  * reduced dims are a leading or trailing block (no per-dim work).
  *
- * Note [Reduction chunks]
- * Work splits into tasks of (a block of outputs) x (a chunk of at most
- * RCHUNK reduced elements).  Chunk boundaries depend only on M, never on
- * the thread count; a chunk's partial records are combined pairwise in a
- * fixed order after all tasks ran; output blocks never change a value.  So
- * results are bit-identical for any number of threads. */
-#define RCHUNK ((int64_t)32768)
-#define TASK_WORK ((int64_t)65536)
+ * Chunks and task sizes: Note [Reduction chunks] in reduce_impl.h. */
+#define RCHUNK TL_REDUCE_RCHUNK
+#define TASK_WORK TL_REDUCE_TASK_WORK
 #define TILE TL_REDUCE_TILE
 
 /* ---- names ----------------------------------------------------------------- */
@@ -76,17 +71,9 @@ int tl_reduce_from_name(const char *name)
 
 /* ---- dtype rules ----------------------------------------------------------- */
 
-static int kind_of(int dt) { return tl_dtype_table[dt].kind; }
-
-static bool is_intlike(int dt)
-{
-    int k = kind_of(dt);
-    return k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT;
-}
-
 static bool is_float_or_complex(int dt)
 {
-    int k = kind_of(dt);
+    int k = tl_dtype_kind(dt);
     return k == TL_KIND_FLOAT || k == TL_KIND_COMPLEX;
 }
 
@@ -105,7 +92,7 @@ static bool native_ok(int from, int to)
     if (from == to) {
         return true;
     }
-    if (to == TL_DTYPE_INT64 && is_intlike(from)) {
+    if (to == TL_DTYPE_INT64 && tl_dtype_is_intlike(from)) {
         return true;
     }
     if ((from == TL_DTYPE_FLOAT16 || from == TL_DTYPE_BFLOAT16) &&
@@ -132,7 +119,7 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
             *rt = dtype;
             *kin = native_ok(a, dtype) ? a : dtype;
         } else {
-            *rt = is_intlike(a) ? TL_DTYPE_INT64 : a;
+            *rt = tl_dtype_is_intlike(a) ? TL_DTYPE_INT64 : a;
         }
         return 0;
     case TL_REDUCE_MEAN:
@@ -166,7 +153,7 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
         if (dtype >= 0) {
             return tl_error(TL_ERR_TYPE, "%s() takes no dtype", name);
         }
-        if (kind_of(a) == TL_KIND_COMPLEX) {
+        if (tl_dtype_kind(a) == TL_KIND_COMPLEX) {
             return tl_error(TL_ERR_TYPE,
                             "%s(): does not support complex input", name);
         }
@@ -300,55 +287,6 @@ static int check_nonempty(const char *name, const tl_tensor_impl *a,
 
 /* ---- out= -------------------------------------------------------------------- */
 
-static bool same_sizes(const tl_tensor_impl *t, int nd, const int64_t *s)
-{
-    if (t->ndim != nd) {
-        return false;
-    }
-    for (int d = 0; d < nd; d++) {
-        if (t->sizes[d] != s[d]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Whether the empty root tensor t can be resized to sizes (the checks of
- * tl_tensor_resize_, made before anything is computed, so that the commit
- * can fail only for want of memory).  Returns 0 or an error. */
-static int check_resizable(const tl_tensor_impl *t, int ndim,
-                           const int64_t *sizes)
-{
-    int64_t nbytes;
-    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(t->dtype), NULL,
-                            &nbytes) < 0) {
-        return tl_error_kind();
-    }
-    if (!(t->flags & TL_FLAG_ALLOW_METADATA_CHANGE)) {
-        return tl_error(TL_ERR_RUNTIME,
-                        "cannot resize an out= tensor whose layout is owned "
-                        "elsewhere (allow_tensor_metadata_change is false) "
-                        "to shape %s", tl_fmt_list(0, ndim, sizes));
-    }
-    const int64_t capacity =
-        (int64_t)t->storage->block->nbytes - t->storage->offset;
-    if (nbytes > capacity) {
-        if (!tl_storage_resizable(t->storage)) {
-            return tl_error(TL_ERR_RUNTIME,
-                            "cannot resize an out= tensor over a storage "
-                            "that is not resizable (external memory) to "
-                            "shape %s", tl_fmt_list(0, ndim, sizes));
-        }
-        if (tl_storage_export_count(t->storage) > 0) {
-            return tl_error(TL_ERR_BUFFER,
-                            "cannot resize an out= tensor to shape %s while "
-                            "its storage is exported: its memory would move",
-                            tl_fmt_list(0, ndim, sizes));
-        }
-    }
-    return 0;
-}
-
 /* Validates out (see tensorlib/reduce.h).  *resize: out must be resized. */
 static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
                      const int64_t *rs, int rt, int explicit_dtype,
@@ -383,18 +321,10 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
                         tl_dtype_table[rt].name,
                         tl_dtype_table[out->dtype].name);
     }
-    if (!same_sizes(out, rnd, rs)) {
-        if (out->numel != 0 || out->base != NULL ||
-            out->storage_offset != 0) {
-            return tl_error(TL_ERR_SHAPE,
-                            "the output has shape %s but the result has "
-                            "shape %s (only an empty output that owns its "
-                            "storage is resized)",
-                            tl_fmt_list(0, out->ndim, out->sizes),
-                            tl_fmt_list(1, rnd, rs));
-        }
-        *resize = true;
-        return check_resizable(out, rnd, rs);
+    if (!tl_sizes_equal(out, rnd, rs)) {
+        rc = tl_iter_check_out_resize(out, rnd, rs, true);
+        *resize = rc == 0;
+        return rc;
     }
     return tl_iter_check_writable_layout(out);
 }
@@ -1031,7 +961,7 @@ static int fill_empty(int op, tl_tensor_impl *dest)
         s = tl_scalar_int(1);
         break;
     default: /* mean, var, std */
-        s = kind_of(dest->dtype) == TL_KIND_COMPLEX
+        s = tl_dtype_kind(dest->dtype) == TL_KIND_COMPLEX
                 ? tl_scalar_complex(NAN, NAN)
                 : tl_scalar_float(NAN);
         break;
@@ -1254,7 +1184,7 @@ tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
                 double v[2];
                 k1->finish(&m[o], &R.fin, v);
                 m[o].v.d[0] = v[0] / (double)L.M;
-                m[o].v.d[1] = kind_of(kin) == TL_KIND_COMPLEX
+                m[o].v.d[1] = tl_dtype_kind(kin) == TL_KIND_COMPLEX
                                   ? v[1] / (double)L.M
                                   : 0;
             }

@@ -98,6 +98,20 @@ typedef struct tl_rfinish {
 /* Columns processed by one cols() call at most. */
 #define TL_REDUCE_TILE 512
 
+/* Note [Reduction chunks]
+ * Work splits into tasks of (a block of outputs) x (a chunk of at most
+ * TL_REDUCE_RCHUNK reduced elements).  Chunk boundaries depend only on M
+ * (the reduced count), never on the thread count; a chunk's partial
+ * records are combined pairwise in a fixed order after all tasks ran;
+ * output blocks never change a value.  So results are bit-identical for
+ * any number of threads.  The float accuracy of Note [Summation
+ * accuracy] (reduce_kernels.c) depends on the chunk length: a run of up
+ * to TL_REDUCE_RCHUNK elements accumulates in lanes before the pairwise
+ * combination.  TL_REDUCE_TASK_WORK: the reduced elements one task aims
+ * at (outputs per block = TASK_WORK / chunk length). */
+#define TL_REDUCE_RCHUNK ((int64_t)32768)
+#define TL_REDUCE_TASK_WORK ((int64_t)65536)
+
 typedef struct tl_rkernel {
     /* dtype finish() writes. */
     int final_dtype;

@@ -17,10 +17,10 @@ TL_KERNEL_OPTIMIZE
 
 /* Note [Summation accuracy]
  * - Rows (inner reductions): float16/bfloat16/float32 accumulate in
- *   float64, a run of up to RCHUNK (reduce.c) elements in 16 float64
- *   lanes, then the partials of runs and chunks combine pairwise.  The
- *   only rounding that matters is the final one to the result dtype (at
- *   most 1/2 ulp), so these sums are at least as accurate as NumPy's
+ *   float64, a run of up to TL_REDUCE_RCHUNK (reduce_impl.h) elements
+ *   in 16 float64 lanes, then the partials of runs and chunks combine
+ *   pairwise.  The only rounding that matters is the final one to the
+ *   result dtype (at most 1/2 ulp), so these sums are at least as accurate as NumPy's
  *   float32 pairwise summation.
  * - float64 (and complex128) runs accumulate in 8 compensated lanes
  *   (Knuth's two-sum: each lane carries its rounding error), so a run's

@@ -1,12 +1,15 @@
 /* csrc/core/shape.c — numel and byte sizes with checked arithmetic, dense
- * strides per memory format, the stride-derived flags, and the bounds check
- * every view goes through.  Pure functions of sizes and strides. */
+ * strides per memory format and like a tensor's layout, the stride-derived
+ * flags, broadcast size inference, and the bounds check every view goes
+ * through.  Pure functions of sizes and strides. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shape.h"
 #include "tensor_impl.h"
+#include "tensorlib/iter.h"
 
 char *tl_format_list(char *buf, size_t n, int count, const int64_t *v)
 {
@@ -323,4 +326,100 @@ int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
                         hi, itemsize, storage_nbytes);
     }
     return 0;
+}
+
+/* ---- broadcasting and layouts like a tensor ---------------------------- */
+
+bool tl_sizes_equal(const tl_tensor_impl *t, int ndim, const int64_t *sizes)
+{
+    if (t->ndim != ndim) {
+        return false;
+    }
+    for (int d = 0; d < ndim; d++) {
+        if (t->sizes[d] != sizes[d]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+int tl_iter_infer_size(int n, const int *ndims, const int64_t *const *sizes,
+                       int *out_ndim, int64_t *out)
+{
+    int nd = 0;
+    for (int k = 0; k < n; k++) {
+        if (ndims[k] < 0 || ndims[k] > TL_MAX_DIMS) {
+            return tl_error(TL_ERR_SHAPE, "broadcast: bad ndim %d",
+                            ndims[k]);
+        }
+        if (ndims[k] > nd) {
+            nd = ndims[k];
+        }
+    }
+    for (int d = 0; d < nd; d++) {
+        out[d] = 1;
+    }
+    /* Pairwise: operand k against the broadcast of operands 0..k-1 (whose
+     * own ndim is prev_nd); the dim in a message counts in the result. */
+    int prev_nd = 0;
+    for (int k = 0; k < n; k++) {
+        const int off = nd - ndims[k];
+        for (int d = off; d < nd; d++) {
+            int64_t sa = out[d], sb = sizes[k][d - off];
+            if (sa == sb || sb == 1) {
+                continue;
+            }
+            if (sa == 1) {
+                out[d] = sb;
+                continue;
+            }
+            return tl_error(TL_ERR_SHAPE,
+                            "shapes %s and %s do not broadcast: at dimension %d "
+                            "(counted in the result) the sizes are %" PRId64
+                            " and %" PRId64 ", and neither is 1",
+                            tl_fmt_list(0, prev_nd, out + (nd - prev_nd)),
+                            tl_fmt_list(1, ndims[k], sizes[k]), d, sa, sb);
+        }
+        if (ndims[k] > prev_nd) {
+            prev_nd = ndims[k];
+        }
+    }
+    *out_ndim = nd;
+    return 0;
+}
+
+void tl_iter_dense_strides_like(const tl_tensor_impl *t, int64_t *strides)
+{
+    const int nd = t->ndim;
+    int perm[TL_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        perm[i] = nd - 1 - i;
+    }
+    /* The comparison of Note [Iterator dimension order] with one operand. */
+    for (int i = 1; i < nd; i++) {
+        int dim1 = i;
+        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
+            int64_t s0 = t->strides[perm[dim0]], s1 = t->strides[perm[dim1]];
+            int c = 0;
+            if (s0 != 0 && s1 != 0) {
+                int64_t a0 = llabs(s0), a1 = llabs(s1);
+                c = a0 < a1 ? -1
+                    : a0 > a1 ? 1
+                    : t->sizes[perm[dim0]] > t->sizes[perm[dim1]] ? 1 : 0;
+            }
+            if (c > 0) {
+                int tmp = perm[dim0];
+                perm[dim0] = perm[dim1];
+                perm[dim1] = tmp;
+                dim1 = dim0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+    int64_t next = 1;
+    for (int i = 0; i < nd; i++) {
+        strides[perm[i]] = next;
+        next *= t->sizes[perm[i]] > 1 ? t->sizes[perm[i]] : 1;
+    }
 }

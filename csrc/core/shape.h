@@ -1,5 +1,7 @@
-/* csrc/core/shape.h — internal: formatting of int64 lists for messages and
- * other shape helpers shared by core files. */
+/* csrc/core/shape.h — internal: the shape helpers shared by core files:
+ * formatting of int64 lists for messages and dense strides like a tensor
+ * (the public ones, numel, strides per format and broadcasting, are in
+ * tensorlib/tensor.h and tensorlib/iter.h; all are defined in shape.c). */
 #ifndef TENSORLIB_CSRC_CORE_SHAPE_H
 #define TENSORLIB_CSRC_CORE_SHAPE_H
 #ifndef TL_BUILDING_LIB
@@ -7,6 +9,7 @@
 #endif
 
 #include "tensorlib/base.h"
+#include "tensorlib/tensor.h"
 
 /* Writes "[a, b, c]" into buf (always NUL-terminated, "..." if cut).
  * Returns: buf. */
@@ -16,5 +19,16 @@ char *tl_format_list(char *buf, size_t n, int count, const int64_t *v);
  * formats into slot 0..3.  Returns: borrowed (valid until the same slot is
  * used again on this thread). */
 const char *tl_fmt_list(int slot, int count, const int64_t *v);
+
+/* Whether t has exactly these sizes (ndim included). */
+bool tl_sizes_equal(const tl_tensor_impl *t, int ndim, const int64_t *sizes);
+
+/* Dense strides (elements) for a tensor of t's sizes whose layout follows
+ * t's stride order (Note [Iterator dimension order] in iter_build.c with t
+ * alone): PyTorch's infer_dense_strides.  strides needs t->ndim entries.
+ * Broadcast size inference is tl_iter_infer_size (tensorlib/iter.h), also
+ * defined in shape.c; dense strides per memory format tl_dense_strides
+ * (tensorlib/tensor.h). */
+void tl_iter_dense_strides_like(const tl_tensor_impl *t, int64_t *strides);
 
 #endif /* TENSORLIB_CSRC_CORE_SHAPE_H */

@@ -27,18 +27,20 @@ typedef enum tl_dtype {
     TL_DTYPE_COUNT
 } tl_dtype;
 
-typedef enum tl_dtype_kind {
+/* The category of a dtype.  An enum tag only (no typedef): the name
+ * tl_dtype_kind is also core's predicate tl_dtype_kind(dt). */
+enum tl_dtype_kind {
     TL_KIND_BOOL = 0,
     TL_KIND_UINT = 1,
     TL_KIND_INT = 2,
     TL_KIND_FLOAT = 3,
     TL_KIND_COMPLEX = 4,
-} tl_dtype_kind;
+};
 
 typedef struct tl_dtype_info {
     const char *name;    /* "float32" */
     int32_t itemsize;    /* bytes */
-    int32_t kind;        /* a tl_dtype_kind */
+    int32_t kind;        /* an enum tl_dtype_kind */
     /* PEP 3118 format code in native byte order ("f", "Zd"), or "" when
      * the buffer protocol has none (bfloat16). */
     const char *format;

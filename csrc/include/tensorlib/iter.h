@@ -201,7 +201,8 @@ TL_API tl_overlap tl_iter_overlap(const tl_tensor_impl *a,
 
 /* True when two different indices of t reach one memory location, or
  * when a bounded search cannot rule that out (Note [Internal overlap] in
- * iter.c: exact for every layout short of pathological as_strided ones).
+ * memory_overlap.c: exact for every layout short of pathological
+ * as_strided ones).
  * A tensor that is non-overlapping and dense, or has one element, never
  * overlaps. */
 TL_API bool tl_iter_has_internal_overlap(const tl_tensor_impl *t);

@@ -1,8 +1,9 @@
-/* csrc/core/iter.c — the TensorIterator: the build steps (operands,
- * outputs, devices, broadcast shape, output resizing, dtypes, memory
- * overlap, strides, dimension order, allocation, coalescing) and the
- * running of a 2-D loop over the result, threaded and with chunked dtype
- * conversion.  Tensor data comes only from tl_tensor_empty*; this file
+/* csrc/core/iter_build.c — building a TensorIterator: the config, the
+ * build steps (operands, outputs, devices, broadcast shape, output
+ * resizing, dtypes, memory overlap, strides, dimension order, allocation,
+ * coalescing) and the accessors of what was built.  Running the loop is
+ * iter_run.c; overlap questions are memory_overlap.c; shape arithmetic is
+ * shape.c.  Tensor data comes only from tl_tensor_empty*; this file
  * mallocs only heap iterators (tl_iter_new). */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -108,258 +109,12 @@ int tl_iter_config_add_input(tl_iter_config *c, tl_tensor_impl *t)
     return 0;
 }
 
-/* ---- shape helpers ------------------------------------------------------ */
-
-int tl_iter_infer_size(int n, const int *ndims, const int64_t *const *sizes,
-                       int *out_ndim, int64_t *out)
-{
-    int nd = 0;
-    for (int k = 0; k < n; k++) {
-        if (ndims[k] < 0 || ndims[k] > TL_MAX_DIMS) {
-            return tl_error(TL_ERR_SHAPE, "broadcast: bad ndim %d",
-                            ndims[k]);
-        }
-        if (ndims[k] > nd) {
-            nd = ndims[k];
-        }
-    }
-    for (int d = 0; d < nd; d++) {
-        out[d] = 1;
-    }
-    /* Pairwise: operand k against the broadcast of operands 0..k-1 (whose
-     * own ndim is prev_nd); the dim in a message counts in the result. */
-    int prev_nd = 0;
-    for (int k = 0; k < n; k++) {
-        const int off = nd - ndims[k];
-        for (int d = off; d < nd; d++) {
-            int64_t sa = out[d], sb = sizes[k][d - off];
-            if (sa == sb || sb == 1) {
-                continue;
-            }
-            if (sa == 1) {
-                out[d] = sb;
-                continue;
-            }
-            return tl_error(TL_ERR_SHAPE,
-                            "shapes %s and %s do not broadcast: at dimension %d "
-                            "(counted in the result) the sizes are %" PRId64
-                            " and %" PRId64 ", and neither is 1",
-                            tl_fmt_list(0, prev_nd, out + (nd - prev_nd)),
-                            tl_fmt_list(1, ndims[k], sizes[k]), d, sa, sb);
-        }
-        if (ndims[k] > prev_nd) {
-            prev_nd = ndims[k];
-        }
-    }
-    *out_ndim = nd;
-    return 0;
-}
-
-/* Absolute address range [lo, hi) of t's reachable bytes; false when t has
- * no elements. */
-static bool byte_range(const tl_tensor_impl *t, uintptr_t *lo, uintptr_t *hi)
-{
-    if (t->numel == 0) {
-        return false;
-    }
-    const int64_t item = tl_itemsize(t->dtype);
-    int64_t neg = 0, pos = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        int64_t span = t->strides[d] * (t->sizes[d] - 1);
-        if (span < 0) {
-            neg += span;
-        } else {
-            pos += span;
-        }
-    }
-    uintptr_t base = (uintptr_t)tl_impl_data(t);
-    *lo = base + (uintptr_t)(neg * item);
-    *hi = base + (uintptr_t)((pos + 1) * item);
-    return true;
-}
-
-tl_overlap tl_iter_overlap(const tl_tensor_impl *a, const tl_tensor_impl *b)
-{
-    uintptr_t alo, ahi, blo, bhi;
-    if (!tl_device_eq(a->device, b->device) || !byte_range(a, &alo, &ahi) ||
-        !byte_range(b, &blo, &bhi)) {
-        return TL_OVERLAP_NO;
-    }
-    if (a == b) {
-        return TL_OVERLAP_FULL;
-    }
-    if (ahi <= blo || bhi <= alo) {
-        return TL_OVERLAP_NO;
-    }
-    if (tl_impl_data(a) == tl_impl_data(b) && a->dtype == b->dtype &&
-        a->ndim == b->ndim) {
-        bool same = true;
-        for (int d = 0; d < a->ndim && same; d++) {
-            same = a->sizes[d] == b->sizes[d] &&
-                   (a->sizes[d] == 1 || a->strides[d] == b->strides[d]);
-        }
-        if (same) {
-            return TL_OVERLAP_FULL;
-        }
-    }
-    return TL_OVERLAP_PARTIAL;
-}
-
-/* Note [Internal overlap]
- * Two different indices i, i' of t reach one element when
- *     sum_k s_k (i_k - i'_k) = 0,  |i_k - i'_k| <= n_k - 1,  not all 0,
- * over the dims of size > 1 (s_k its stride).  A stride 0 is a solution at
- * once.  Sorted by |s|, if every |s| exceeds the span the smaller dims
- * reach (sum |s_k| (n_k - 1)), there is none: every view that slicing,
- * stepping, flipping, transposing or permuting a dense tensor makes
- * passes this in O(ndim log ndim).  Otherwise (as_strided layouts such as
- * sizes (4, 3), strides (2, 3): 3*2 == 2*3) a depth-first search over
- * z_k = i_k - i'_k, largest |s| first, pruned by the span the remaining
- * dims reach, decides it; the first nonzero z is taken positive (z and -z
- * are the same pair).  The search is bounded: past INTERNAL_WORK nodes
- * the answer is "unknown", which writers treat as overlapping. */
-#define INTERNAL_WORK 100000
-
-typedef struct {
-    int n;
-    int64_t c[TL_MAX_DIMS], u[TL_MAX_DIMS];
-    int64_t tail[TL_MAX_DIMS + 1]; /* sum of c_k u_k over k >= j */
-    int64_t work;
-} zsearch;
-
-/* Whether z_j.. can sum (times c) to need: 1 yes, 0 no, -1 out of work.
- * nz: an earlier z was nonzero. */
-static int zfind(zsearch *p, int j, int64_t need, bool nz)
-{
-    if (++p->work > INTERNAL_WORK) {
-        return -1;
-    }
-    if (j == p->n) {
-        return need == 0 && nz;
-    }
-    if (need > p->tail[j] || need < -p->tail[j]) {
-        return 0;
-    }
-    const int64_t c = p->c[j], rest = p->tail[j + 1];
-    /* need - z c must lie in [-rest, rest]. */
-    int64_t lo = need - rest, hi = need + rest;
-    lo = lo >= 0 ? (lo + c - 1) / c : -((-lo) / c);
-    hi = hi >= 0 ? hi / c : -((-hi + c - 1) / c);
-    if (lo < -p->u[j]) {
-        lo = -p->u[j];
-    }
-    if (hi > p->u[j]) {
-        hi = p->u[j];
-    }
-    if (!nz && lo < 0) {
-        lo = 0;
-    }
-    for (int64_t z = lo; z <= hi; z++) {
-        int r = zfind(p, j + 1, need - z * c, nz || z != 0);
-        if (r != 0) {
-            return r;
-        }
-    }
-    return 0;
-}
-
-/* 1 overlapping, 0 not, -1 unknown (the search ran out of work). */
-static int internal_overlap(const tl_tensor_impl *t)
-{
-    if (t->numel <= 1 || (t->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE)) {
-        return 0;
-    }
-    zsearch p;
-    p.n = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        if (t->sizes[d] > 1) {
-            if (t->strides[d] == 0) {
-                return 1;
-            }
-            /* insertion by |stride|, ascending */
-            int64_t c = llabs(t->strides[d]), u = t->sizes[d] - 1;
-            int k = p.n++;
-            while (k > 0 && p.c[k - 1] > c) {
-                p.c[k] = p.c[k - 1];
-                p.u[k] = p.u[k - 1];
-                k--;
-            }
-            p.c[k] = c;
-            p.u[k] = u;
-        }
-    }
-    /* The span test; sums stay below the storage's size (as_strided
-     * checks every view against it), so they do not overflow. */
-    int64_t span = 0;
-    bool separated = true;
-    for (int k = 0; k < p.n && separated; k++) {
-        separated = p.c[k] > span;
-        span += p.c[k] * p.u[k];
-    }
-    if (separated) {
-        return 0;
-    }
-    /* Largest stride first for the search. */
-    for (int a = 0, b = p.n - 1; a < b; a++, b--) {
-        int64_t c = p.c[a], u = p.u[a];
-        p.c[a] = p.c[b];
-        p.u[a] = p.u[b];
-        p.c[b] = c;
-        p.u[b] = u;
-    }
-    p.tail[p.n] = 0;
-    for (int k = p.n - 1; k >= 0; k--) {
-        p.tail[k] = p.tail[k + 1] + p.c[k] * p.u[k];
-    }
-    p.work = 0;
-    return zfind(&p, 0, 0, false);
-}
-
-int tl_iter_check_writable_layout(const tl_tensor_impl *t)
-{
-    int r = internal_overlap(t);
-    if (r == 0) {
-        return 0;
-    }
-    return tl_error(TL_ERR_SHAPE,
-                    "cannot write into a tensor whose elements share memory "
-                    "(shape %s, strides %s: %s); writing one element would "
-                    "change others, so write into a clone() instead",
-                    tl_fmt_list(0, t->ndim, t->sizes),
-                    tl_fmt_list(1, t->ndim, t->strides),
-                    r > 0 ? "two indices reach one element"
-                          : "too many stride combinations to rule that out");
-}
-
-bool tl_iter_has_internal_overlap(const tl_tensor_impl *t)
-{
-    return internal_overlap(t) != 0;
-}
-
 /* ---- build -------------------------------------------------------------- */
 
-static bool sizes_equal(const tl_tensor_impl *t, int ndim,
-                        const int64_t *sizes)
-{
-    if (t->ndim != ndim) {
-        return false;
-    }
-    for (int d = 0; d < ndim; d++) {
-        if (t->sizes[d] != sizes[d]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-static bool dtype_is_integral_or_bool(int dt)
-{
-    int k = tl_dtype_table[dt].kind;
-    return k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT;
-}
-
 /* Checks that an empty, root output can be resized to `sizes` (metadata
- * changes allowed; storage growable: see tl_storage_resize). */
+ * changes allowed; storage growable: see tl_storage_resize): the checks
+ * of tl_tensor_resize_, made before anything is computed, so that the
+ * commit can fail only for want of memory. */
 static int check_resizable(const tl_tensor_impl *t, int ndim,
                            const int64_t *sizes)
 {
@@ -391,6 +146,21 @@ static int check_resizable(const tl_tensor_impl *t, int ndim,
         }
     }
     return 0;
+}
+
+int tl_iter_check_out_resize(const tl_tensor_impl *t, int ndim,
+                             const int64_t *sizes, bool allowed)
+{
+    if (!allowed || t->numel != 0 || t->base != NULL ||
+        t->storage_offset != 0) {
+        return tl_error(TL_ERR_SHAPE,
+                        "the output has shape %s but the result has shape "
+                        "%s (only an empty output that owns its storage is "
+                        "resized)",
+                        tl_fmt_list(0, t->ndim, t->sizes),
+                        tl_fmt_list(1, ndim, sizes));
+    }
+    return check_resizable(t, ndim, sizes);
 }
 
 /* Resizes the empty root output t to sizes/strides, growing its storage
@@ -551,42 +321,6 @@ static int allocate_output(tl_iter *it, int k, int out_dtype, int memkind)
     return 0;
 }
 
-void tl_iter_dense_strides_like(const tl_tensor_impl *t, int64_t *strides)
-{
-    const int nd = t->ndim;
-    int perm[TL_MAX_DIMS];
-    for (int i = 0; i < nd; i++) {
-        perm[i] = nd - 1 - i;
-    }
-    /* The comparison of Note [Iterator dimension order] with one operand. */
-    for (int i = 1; i < nd; i++) {
-        int dim1 = i;
-        for (int dim0 = i - 1; dim0 >= 0; dim0--) {
-            int64_t s0 = t->strides[perm[dim0]], s1 = t->strides[perm[dim1]];
-            int c = 0;
-            if (s0 != 0 && s1 != 0) {
-                int64_t a0 = llabs(s0), a1 = llabs(s1);
-                c = a0 < a1 ? -1
-                    : a0 > a1 ? 1
-                    : t->sizes[perm[dim0]] > t->sizes[perm[dim1]] ? 1 : 0;
-            }
-            if (c > 0) {
-                int tmp = perm[dim0];
-                perm[dim0] = perm[dim1];
-                perm[dim1] = tmp;
-                dim1 = dim0;
-            } else if (c < 0) {
-                break;
-            }
-        }
-    }
-    int64_t next = 1;
-    for (int i = 0; i < nd; i++) {
-        strides[perm[i]] = next;
-        next *= t->sizes[perm[i]] > 1 ? t->sizes[perm[i]] : 1;
-    }
-}
-
 /* A fresh tensor with src's shape and dtype, dense in src's stride order,
  * holding a copy of src.  Returns: new reference, or NULL. */
 static tl_tensor_impl *copy_to_temporary(tl_tensor_impl *src, int memkind)
@@ -648,7 +382,7 @@ static int compute_dtypes(tl_iter *it, const tl_iter_config *c,
         }
     }
     if (c->promote_integer_inputs_to_float &&
-        dtype_is_integral_or_bool(common)) {
+        tl_dtype_is_intlike(common)) {
         common = TL_DEFAULT_FLOAT;
     }
     if (!tl_dtype_valid(common) ||
@@ -792,27 +526,20 @@ static int validate(tl_iter *it, const tl_iter_config *c, int *out_dtype,
         if (!t) {
             continue;
         }
-        bool match = sizes_equal(t, it->bcast_ndim, it->bcast);
+        bool match = tl_sizes_equal(t, it->bcast_ndim, it->bcast);
         if (c->is_reduction) {
             match = t->ndim == it->bcast_ndim;
         }
         if (match) {
             continue;
         }
-        if (c->resize_outputs && !c->is_reduction && !op->is_read_write &&
-            t->numel == 0 && t->base == NULL && t->storage_offset == 0) {
-            if ((rc = check_resizable(t, it->bcast_ndim, it->bcast)) < 0) {
-                return rc;
-            }
-            op->will_resize = true;
-            continue;
+        rc = tl_iter_check_out_resize(t, it->bcast_ndim, it->bcast,
+                                      c->resize_outputs && !c->is_reduction &&
+                                          !op->is_read_write);
+        if (rc < 0) {
+            return rc;
         }
-        return tl_error(TL_ERR_SHAPE,
-                        "the output has shape %s but the result has shape "
-                        "%s (only an empty output that owns its storage is "
-                        "resized)",
-                        tl_fmt_list(0, t->ndim, t->sizes),
-                        tl_fmt_list(1, it->bcast_ndim, it->bcast));
+        op->will_resize = true;
     }
 
     /* 6. dtypes */
@@ -856,7 +583,8 @@ static bool fast_layout(const tl_iter *it, int64_t *buf,
         if (op->inlined || (op->is_output && !t)) {
             continue;
         }
-        if (op->will_resize || !sizes_equal(t, it->bcast_ndim, it->bcast)) {
+        if (op->will_resize ||
+            !tl_sizes_equal(t, it->bcast_ndim, it->bcast)) {
             return false;
         }
         all_contig = all_contig && (t->flags & TL_FLAG_CONTIGUOUS);
@@ -921,7 +649,7 @@ static int build_same_shape(tl_iter *it, const tl_iter_config *c)
         }
         if (!ref) {
             ref = t;
-        } else if (!sizes_equal(t, ref->ndim, ref->sizes)) {
+        } else if (!tl_sizes_equal(t, ref->ndim, ref->sizes)) {
             return 0;
         }
         input_shaped |= k >= no;
@@ -1014,6 +742,8 @@ static int build_same_shape(tl_iter *it, const tl_iter_config *c)
  * outer build has read operand metadata that another thread could change
  * while the GIL is released. */
 static _Thread_local int build_depth;
+
+bool tl_iter_building(void) { return build_depth > 0; }
 
 static int build(tl_iter *it, const tl_iter_config *c);
 
@@ -1237,289 +967,6 @@ void tl_iter_free(tl_iter *it)
     }
     tl_iter_release(it);
     free(it);
-}
-
-/* ---- running ------------------------------------------------------------ */
-
-bool tl_iter_needs_buffering(const tl_iter *it)
-{
-    for (int k = 0; k < it->ntensors; k++) {
-        const tl_iter_op *op = &it->ops[k];
-        if (op->dtype != op->target_dtype ||
-            ((uintptr_t)op->data &
-             ((uintptr_t)tl_dtype_align(op->dtype) - 1)) != 0) {
-            return true;
-        }
-        /* Alignments are powers of two (a mask, not a division).  Strides
-         * are multiples of the itemsize, hence of the alignment. */
-    }
-    return false;
-}
-
-/* Note [Tiled 2-D walk]
- * When an operand's inner (dim 0) byte stride is large while its outer
- * stride is small -- a.T + a, where the other operands are row-major --
- * a row of the 2-D loop touches a new cache line of that operand per
- * element and the next row comes back to the same lines long after they
- * were evicted.  Cutting the n0 x n1 block into TL_ITER_TILE x TL_ITER_TILE
- * tiles keeps every operand's lines of a tile in L1 (64 lines of 64 bytes
- * per strided operand), so each line is fetched once.  Reductions keep the
- * plain walk: their accumulation order must not depend on anything but
- * the shape. */
-#define TL_ITER_TILE 64
-
-static bool wants_tiles(const tl_iter *it, const int64_t *st, int64_t n0,
-                        int64_t n1)
-{
-    if (it->is_reduction || n0 < 2 * TL_ITER_TILE || n1 < 2 * TL_ITER_TILE) {
-        return false;
-    }
-    const int nt = it->ntensors;
-    for (int k = 0; k < nt; k++) {
-        int64_t s0 = llabs(st[k]), s1 = llabs(st[nt + k]);
-        if (s0 >= 64 && s1 != 0 && s1 < s0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static void tiled_loop(tl_iter_loop2d loop, void *ctx, int nt, char **ptrs,
-                       const int64_t *st, int64_t n0, int64_t n1)
-{
-    char *tp[TL_ITER_MAX_OPERANDS];
-    for (int64_t jb = 0; jb < n1; jb += TL_ITER_TILE) {
-        const int64_t jn = n1 - jb < TL_ITER_TILE ? n1 - jb : TL_ITER_TILE;
-        for (int64_t ib = 0; ib < n0; ib += TL_ITER_TILE) {
-            const int64_t in = n0 - ib < TL_ITER_TILE ? n0 - ib
-                                                      : TL_ITER_TILE;
-            for (int k = 0; k < nt; k++) {
-                tp[k] = ptrs[k] + ib * st[k] + jb * st[nt + k];
-            }
-            loop(tp, st, in, jn, ctx);
-        }
-    }
-}
-
-int tl_iter_serial_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx,
-                            int64_t begin, int64_t end)
-{
-    const int nt = it->ntensors;
-    char *ptrs[TL_ITER_MAX_OPERANDS];
-    int64_t st[2 * TL_ITER_MAX_OPERANDS];
-    if (begin < 0 || end > it->numel || begin > end) {
-        return tl_error(TL_ERR_INDEX,
-                        "iterator range [%" PRId64 ", %" PRId64
-                        ") outside [0, %" PRId64 ")",
-                        begin, end, it->numel);
-    }
-    if (begin == end) {
-        return 0;
-    }
-    if (it->ndim == 1) {
-        for (int k = 0; k < nt; k++) {
-            ptrs[k] = it->ops[k].data + begin * it->ops[k].strides[0];
-            st[k] = it->ops[k].strides[0];
-            st[nt + k] = 0;
-        }
-        loop(ptrs, st, end - begin, 1, ctx);
-        return 0;
-    }
-    const int nd = it->ndim;
-    const int64_t *shape = it->shape;
-    int64_t idx[TL_MAX_DIMS];
-    int64_t rem = begin;
-    for (int d = 0; d < nd; d++) {
-        idx[d] = rem % shape[d];
-        rem /= shape[d];
-    }
-    for (int k = 0; k < nt; k++) {
-        st[k] = it->ops[k].strides[0];
-        st[nt + k] = it->ops[k].strides[1];
-    }
-    while (begin < end) {
-        for (int k = 0; k < nt; k++) {
-            char *p = it->ops[k].data;
-            for (int d = 0; d < nd; d++) {
-                p += idx[d] * it->ops[k].strides[d];
-            }
-            ptrs[k] = p;
-        }
-        int64_t step;
-        if (idx[0] != 0 || end - begin < shape[0]) {
-            step = shape[0] - idx[0];
-            if (step > end - begin) {
-                step = end - begin;
-            }
-            loop(ptrs, st, step, 1, ctx);
-        } else {
-            int64_t rows = shape[1] - idx[1];
-            int64_t fit = (end - begin) / shape[0];
-            if (rows > fit) {
-                rows = fit;
-            }
-            if (rows > 1 && wants_tiles(it, st, shape[0], rows)) {
-                tiled_loop(loop, ctx, nt, ptrs, st, shape[0], rows);
-            } else {
-                loop(ptrs, st, shape[0], rows, ctx);
-            }
-            step = rows * shape[0];
-        }
-        begin += step;
-        /* Advance the multi-index by step. */
-        int64_t carry = step;
-        for (int d = 0; d < nd && carry; d++) {
-            int64_t v = idx[d] + carry;
-            idx[d] = v % shape[d];
-            carry = v / shape[d];
-        }
-    }
-    return 0;
-}
-
-/* Note [Buffered casting]
- * When an operand's memory is not in the dtype its kernel expects (mixed
- * dtypes, float16 computed in float32, out= of another dtype) or is not
- * aligned for it, the loop runs through cast_loop: each row is cut into
- * chunks of CAST_CHUNK elements; input chunks are converted into aligned
- * stack buffers (a stride-0 input once), the kernel runs on the buffers,
- * and output chunks are converted back.  Read-before-write holds chunk by
- * chunk, so an output exactly aliasing an input stays correct.  Outputs
- * are write-only except in a reduction, whose output chunks (one element
- * where the stride is 0) are loaded before the kernel runs. */
-#define CAST_CHUNK 256
-
-typedef struct cast_ctx {
-    tl_iter_loop2d loop;
-    void *ctx;
-    int ntensors;
-    int noutputs;
-    bool load_outputs; /* reductions read their outputs */
-    bool need[TL_ITER_MAX_OPERANDS];
-    int64_t titem[TL_ITER_MAX_OPERANDS];
-    tl_cvt_fn in[TL_ITER_MAX_OPERANDS];  /* dtype -> target */
-    tl_cvt_fn out[TL_ITER_MAX_OPERANDS]; /* target -> dtype */
-} cast_ctx;
-
-static void cast_loop(char **data, const int64_t *strides, int64_t n0,
-                      int64_t n1, void *vctx)
-{
-    const cast_ctx *c = vctx;
-    const int nt = c->ntensors;
-    _Alignas(64) unsigned char buf[TL_ITER_MAX_OPERANDS][CAST_CHUNK * 16];
-    char *ptrs[TL_ITER_MAX_OPERANDS];
-    int64_t st[2 * TL_ITER_MAX_OPERANDS];
-    for (int64_t j = 0; j < n1; j++) {
-        for (int64_t i0 = 0; i0 < n0; i0 += CAST_CHUNK) {
-            const int64_t n = n0 - i0 < CAST_CHUNK ? n0 - i0 : CAST_CHUNK;
-            for (int k = 0; k < nt; k++) {
-                char *p = data[k] + j * strides[nt + k] + i0 * strides[k];
-                st[nt + k] = 0;
-                if (!c->need[k]) {
-                    ptrs[k] = p;
-                    st[k] = strides[k];
-                    continue;
-                }
-                ptrs[k] = (char *)buf[k];
-                if (k < c->noutputs) {
-                    /* A reduction's output is read, then written back;
-                     * a stride-0 one is one element. */
-                    int64_t m = strides[k] == 0 ? 1 : n;
-                    st[k] = strides[k] == 0 ? 0 : c->titem[k];
-                    if (c->load_outputs) {
-                        c->in[k]((char *)buf[k], c->titem[k], p, strides[k],
-                                 m);
-                    }
-                } else if (strides[k] == 0) {
-                    c->in[k]((char *)buf[k], 0, p, 0, 1);
-                    st[k] = 0;
-                } else {
-                    c->in[k]((char *)buf[k], c->titem[k], p, strides[k], n);
-                    st[k] = c->titem[k];
-                }
-            }
-            c->loop(ptrs, st, n, 1, c->ctx);
-            for (int k = 0; k < c->noutputs; k++) {
-                if (c->need[k]) {
-                    char *p = data[k] + j * strides[nt + k] + i0 * strides[k];
-                    c->out[k](p, strides[k], (char *)buf[k], c->titem[k],
-                              strides[k] == 0 ? 1 : n);
-                }
-            }
-        }
-    }
-}
-
-typedef struct range_ctx {
-    tl_iter *it;
-    tl_iter_loop2d loop;
-    void *ctx;
-} range_ctx;
-
-static void range_fn(void *vctx, int64_t begin, int64_t end)
-{
-    range_ctx *r = vctx;
-    tl_iter_serial_for_each(r->it, r->loop, r->ctx, begin, end);
-}
-
-int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx)
-{
-    if (it->numel == 0) {
-        return 0;
-    }
-    if (TL_UNLIKELY(it->device.type != TL_DEVICE_CPU)) {
-        /* Host loops never touch device memory (tl_device_run does). */
-        return tl_error(TL_ERR_NOT_IMPLEMENTED,
-                        "a CPU loop cannot run over device memory");
-    }
-    cast_ctx cc;
-    if (!it->no_buffering && tl_iter_needs_buffering(it)) {
-        cc.loop = loop;
-        cc.ctx = ctx;
-        cc.ntensors = it->ntensors;
-        cc.noutputs = it->noutputs;
-        cc.load_outputs = it->is_reduction;
-        for (int k = 0; k < it->ntensors; k++) {
-            const tl_iter_op *op = &it->ops[k];
-            cc.need[k] = op->dtype != op->target_dtype ||
-                         (uintptr_t)op->data %
-                             (uintptr_t)tl_dtype_align(op->dtype);
-            cc.titem[k] = tl_itemsize(op->target_dtype);
-            cc.in[k] = tl_cvt_get(op->dtype, op->target_dtype);
-            cc.out[k] = tl_cvt_get(op->target_dtype, op->dtype);
-        }
-        loop = cast_loop;
-        ctx = &cc;
-    }
-    /* A reduction's threads would share output elements: serial here
-     * (reductions split into fixed chunks themselves, see
-     * tl_parallel_chunks). */
-    if (it->numel < TL_ITER_GRAIN || it->is_reduction) {
-        return tl_iter_serial_for_each(it, loop, ctx, 0, it->numel);
-    }
-    /* Keep every operand's memory alive while the loop runs, even if the
-     * GIL is released and another thread drops the last tensor reference
-     * or resizes a storage. */
-    tl_block *pinned[TL_ITER_MAX_OPERANDS];
-    int npinned = 0;
-    for (int k = 0; k < it->ntensors; k++) {
-        if (!it->ops[k].inlined) {
-            pinned[npinned] = it->ops[k].tensor->storage->block;
-            tl_block_pin(pinned[npinned]);
-            npinned++;
-        }
-    }
-    const bool release = build_depth == 0;
-    void *token = release ? tl_parallel_release() : NULL;
-    range_ctx r = {it, loop, ctx};
-    tl_parallel_for(it->numel, TL_ITER_GRAIN, range_fn, &r);
-    if (release) {
-        tl_parallel_reacquire(token);
-    }
-    for (int k = 0; k < npinned; k++) {
-        tl_block_unpin(pinned[k]);
-    }
-    return 0;
 }
 
 /* ---- accessors ---------------------------------------------------------- */
