@@ -912,8 +912,6 @@ static PyObject *py_full_like(PyObject *m, PyObject *const *args,
     return create_like(m, args, nargs, kwnames, "full_like", 2);
 }
 
-#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-#define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 PyMethodDef tl_creation_methods[] = {
     {"empty", CF(py_empty), FASTKW,

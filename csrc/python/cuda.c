@@ -13,8 +13,6 @@
 #include "../cuda/cuda_internal.h"
 #endif
 
-#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-#define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 /* The CUDA row, or NULL with RuntimeError "tensorlib was built without
  * CUDA". */

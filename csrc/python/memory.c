@@ -7,8 +7,6 @@
 #include "pytl.h"
 #include "tensorlib/ops.h"
 
-#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-#define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 /* Returns: new reference to tensorlib.MemoryKind(k), or NULL. */
 static PyObject *memkind_object(tl_memkind k)

@@ -1,6 +1,8 @@
 /* csrc/python/module.c — the extension module tensorlib._C: multi-phase
- * init, the module state, and the module-level functions that are not
- * creation or NumPy (memory stats, threads, the private _testing hooks). */
+ * init (the exceptions, then each file's types and function tables) and
+ * the module state's life (traverse, clear and free visit the same
+ * objects).  The module-level functions live in the files that own them
+ * (memory.c, ops.c, testing.c, ...). */
 #include "pytl.h"
 
 /* Memory stats, empty_cache, reset_peak_memory_stats and the registry
@@ -8,8 +10,6 @@
 
 /* ---- module ---------------------------------------------------------------- */
 
-#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-#define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 static PyMethodDef module_methods[] = {
     {NULL},
@@ -81,6 +81,13 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->StorageType);
     Py_VISIT(st->ShapeError);
     Py_VISIT(st->TooHardError);
+    for (int i = 0; i < TL_DTYPE_COUNT; i++) {
+        Py_VISIT(st->dtypes[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        Py_VISIT(st->formats[i]);
+    }
+    Py_VISIT(st->cpu_device);
     return 0;
 }
 

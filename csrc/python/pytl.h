@@ -10,7 +10,8 @@
 #include "tensorlib/tensorlib.h"
 #include "../core/tensor_impl.h"
 
-/* Per-module state: the types, exceptions and interned strings.  The
+/* Per-module state: the types, exceptions and singletons; module_traverse
+ * visits and module_clear clears every object here (module.c).  The
  * process-global allocator registry is accessed, not owned, from here. */
 typedef struct {
     PyTypeObject *TensorType;
@@ -25,9 +26,6 @@ typedef struct {
     PyObject *dtypes[TL_DTYPE_COUNT];      /* the dtype singletons */
     PyObject *formats[4];                  /* memory format singletons */
     PyObject *cpu_device;                  /* device('cpu') */
-    PyObject *str_dtype, *str_device, *str_memory_format, *str_memory_kind,
-        *str_out, *str_keepdim, *str_copy, *str_alpha, *str_requires_grad,
-        *str_pin_memory, *str_dim;
 } tl_mstate;
 
 /* Python objects. */
@@ -55,6 +53,12 @@ typedef struct {
     PyObject_HEAD
     int fmt;                /* a tl_memory_format */
 } MemoryFormatObject;
+
+/* Method-table helpers for every file: the flags of a vectorcall method
+ * with keywords (parsed by args.c's tl_py_parse_args), and the cast of
+ * its function to the PyCFunction slot type. */
+#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
+#define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 extern PyModuleDef tl_module_def;
 

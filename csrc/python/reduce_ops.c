@@ -12,8 +12,6 @@
 #include "tensorlib/ops.h"
 #include "tensorlib/reduce.h"
 
-#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-#define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 /* ---- (values, indices) ------------------------------------------------------ */
 

@@ -8,8 +8,6 @@
 #include "pytl.h"
 #include "tensorlib/ops.h"
 
-#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-#define CF(f) ((PyCFunction)(void (*)(void))(f))
 #define IMPL(o) tl_py_impl(o)
 
 /* Wraps an impl result (NULL: raise the core error). */
