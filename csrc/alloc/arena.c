@@ -17,6 +17,7 @@
 
 #include "tensorlib/arena.h"
 #include "block.h"
+#include "alloc_internal.h"
 #include "sanitizer.h"
 
 /* Note [Arena generations]
@@ -61,7 +62,6 @@
  * and pins before it releases the GIL, which no reset from Python can
  * come between. */
 
-#define MAX_ALIGNMENT 4096
 
 typedef struct core core;
 
@@ -133,18 +133,6 @@ static void fork_register(void)
     (void)pthread_atfork(fork_prepare, fork_release, fork_release);
 }
 
-static bool is_pow2(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
-
-static size_t page_bytes(void)
-{
-    long v = sysconf(_SC_PAGESIZE);
-
-    return v > 0 ? (size_t)v : 4096;
-}
-
 static bool is_host(const core *c)
 {
     return c->device.type == TL_DEVICE_CPU;
@@ -177,7 +165,7 @@ static char *mem_get(core *c, size_t n)
     char *p;
 
     if (c->backing != NULL) {
-        p = c->backing->allocate(c->backing->ctx, n, MAX_ALIGNMENT);
+        p = c->backing->allocate(c->backing->ctx, n, TL_MAX_ALIGNMENT);
         if (p == NULL) {
             return NULL; /* the backing allocator recorded the error */
         }
@@ -372,7 +360,7 @@ static void core_reset(core *c, bool close)
 /* Rounds n up to whole pages.  Returns false on overflow. */
 static bool round_pages(size_t n, size_t *out)
 {
-    size_t page = page_bytes();
+    size_t page = tl_page_bytes();
 
     if (n > (size_t)PTRDIFF_MAX - page) {
         return false;
@@ -392,12 +380,10 @@ static int carve(core *c, size_t nbytes, size_t alignment, char **out,
     chunk *k;
     int rc = TL_OK;
 
-    if (!is_pow2(alignment) || alignment > MAX_ALIGNMENT) {
-        return tl_error(TL_ERR_VALUE,
-                        "alignment %zu is not a power of two from 1 to %d",
-                        alignment, MAX_ALIGNMENT);
+    if ((rc = tl_check_alignment(alignment)) < 0) {
+        return rc;
     }
-    if (nbytes > (size_t)PTRDIFF_MAX - MAX_ALIGNMENT) {
+    if (nbytes > (size_t)PTRDIFF_MAX - TL_MAX_ALIGNMENT) {
         return tl_error(TL_ERR_MEMORY,
                         "cannot carve %zu bytes from a workspace arena: "
                         "more than any system can give", nbytes);
@@ -534,7 +520,7 @@ tl_arena *tl_arena_new(const tl_allocator *backing, size_t nbytes,
                  "workspace allocator itself");
         return NULL;
     }
-    if (nbytes != 0 && (nbytes > (size_t)PTRDIFF_MAX - MAX_ALIGNMENT ||
+    if (nbytes != 0 && (nbytes > (size_t)PTRDIFF_MAX - TL_MAX_ALIGNMENT ||
                         !round_pages(nbytes, &first))) {
         tl_error(TL_ERR_MEMORY, "cannot reserve a workspace of %zu bytes: "
                  "more than any system can give", nbytes);

@@ -11,11 +11,7 @@
 #include <stdlib.h>
 
 #include "block.h"
-
-static bool is_pow2(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
+#include "alloc_internal.h"
 
 static bool device_valid(tl_device d)
 {
@@ -95,10 +91,7 @@ tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
                  tl_memkind_name(kind), dev);
         return NULL;
     }
-    if (!is_pow2(alignment) || alignment > 4096) {
-        tl_error(TL_ERR_VALUE,
-                 "alignment %zu is not a power of two from 1 to 4096",
-                 alignment);
+    if (tl_check_alignment(alignment) < 0) {
         return NULL;
     }
     if (a == tl_workspace_allocator()) {

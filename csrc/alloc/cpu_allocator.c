@@ -13,14 +13,9 @@
 #include <unistd.h>
 
 #include "tensorlib/alloc.h"
+#include "alloc_internal.h"
 
-#define MAX_ALIGNMENT 4096
 #define HUGE_PAGE ((size_t)2 << 20)
-
-static bool is_pow2(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
 
 /* ---- the aligned allocator ---------------------------------------------- */
 
@@ -38,10 +33,7 @@ static void *aligned_allocate(void *ctx, size_t nbytes, size_t alignment)
     long long peak;
 
     (void)ctx;
-    if (!is_pow2(alignment) || alignment > MAX_ALIGNMENT) {
-        tl_error(TL_ERR_VALUE,
-                 "alignment %zu is not a power of two from 1 to %d",
-                 alignment, MAX_ALIGNMENT);
+    if (tl_check_alignment(alignment) < 0) {
         return NULL;
     }
     if (alignment < TL_CPU_ALIGNMENT) {
@@ -128,20 +120,13 @@ const tl_allocator *tl_cpu_aligned_allocator(void)
 
 /* ---- raw segments for the CPU pool -------------------------------------- */
 
-static size_t page_bytes(void)
-{
-    long v = sysconf(_SC_PAGESIZE); /* glibc: a read, not a system call */
-
-    return v > 0 ? (size_t)v : 4096;
-}
-
 /* Maps nbytes (rounded up to pages) of fresh zeroed memory.  Segments of
  * 2 MiB or more are placed on a 2 MiB boundary and madvise'd for
  * transparent huge pages (best effort).  Returns: owned, page-aligned, or
  * NULL. */
 static void *segment_alloc(void *ctx, size_t nbytes)
 {
-    size_t page = page_bytes();
+    size_t page = tl_page_bytes();
     size_t len, map_len, head, tail;
     char *p, *aligned;
 
@@ -178,7 +163,7 @@ static void *segment_alloc(void *ctx, size_t nbytes)
 
 static void segment_free(void *ctx, void *ptr, size_t nbytes)
 {
-    size_t page = page_bytes();
+    size_t page = tl_page_bytes();
 
     (void)ctx;
     munmap(ptr, (nbytes + page - 1) / page * page);
@@ -243,7 +228,7 @@ static atomic_bool pinned_refuse;     /* fault injection: refuse mlock */
 
 static void *pinned_segment_alloc(void *ctx, size_t nbytes)
 {
-    size_t page = page_bytes();
+    size_t page = tl_page_bytes();
     pinned_seg *rec;
     size_t len;
     void *p;
@@ -353,7 +338,7 @@ void tl_pinned_info_get(tl_pinned_info *out)
     pthread_mutex_unlock(&pinned_mu);
     if (last < 0 && !atomic_load(&pinned_refuse)) {
         /* Nothing pinned yet: probe one page. */
-        size_t page = page_bytes();
+        size_t page = tl_page_bytes();
         void *p = mmap(NULL, page, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         last = 0;

@@ -19,6 +19,7 @@
 #include "tensorlib/alloc.h"
 #include "tensorlib/streams.h"
 #include "sanitizer.h"
+#include "alloc_internal.h"
 
 /* Note [Caching pool policy]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -149,7 +150,6 @@
 #define COLD static
 #endif
 
-#define MAX_ALIGNMENT 4096
 #define CLASSES_PER_DOUBLING 4 /* large size classes: waste < 1/4 */
 #define HASH_BITS_INIT 8
 #define SPARE_MAX 1024
@@ -269,11 +269,6 @@ static void *pool_allocate_streams(void *ctx, size_t nbytes,
                                    size_t alignment);
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static bool is_pow2(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
 
 /* m is a power of two; x + m - 1 must not overflow (callers bound x). */
 static size_t round_up(size_t x, size_t m)
@@ -678,7 +673,7 @@ static bool should_split(const pool *p, int which, size_t remainder)
 }
 
 /* Fills r for a request (Note [Caching pool policy]).  alignment is a
- * power of two <= MAX_ALIGNMENT.  Returns false when nbytes is too large
+ * power of two <= TL_MAX_ALIGNMENT.  Returns false when nbytes is too large
  * for any segment. */
 static bool plan_request(const pool *p, size_t nbytes, size_t alignment,
                          request *r)
@@ -793,7 +788,7 @@ static pblock *segment_new(pool *p, const request *r, size_t nbytes,
                  (long long)p->active);
         goto fail;
     }
-    TL_ASSERT(((uintptr_t)mem & (MAX_ALIGNMENT - 1)) == 0);
+    TL_ASSERT(((uintptr_t)mem & (TL_MAX_ALIGNMENT - 1)) == 0);
     s->base = mem;
     s->size = r->segment;
     s->first = b;
@@ -1044,10 +1039,7 @@ HOT_INLINE void *allocate_impl(pool *p, size_t nbytes, size_t alignment,
     sbins *sb;
     void *out;
 
-    if (!is_pow2(alignment) || alignment > MAX_ALIGNMENT) {
-        tl_error(TL_ERR_VALUE,
-                 "alignment %zu is not a power of two from 1 to %d",
-                 alignment, MAX_ALIGNMENT);
+    if (tl_check_alignment(alignment) < 0) {
         return NULL;
     }
     if (!plan_request(p, nbytes, alignment, &r)) {
@@ -1343,9 +1335,9 @@ static int check_config(const tl_pool_config *c)
 {
     size_t g = c->granule;
 
-    if (!is_pow2(g) || g < 16 || g > MAX_ALIGNMENT) {
+    if (!tl_is_pow2(g) || g < 16 || g > TL_MAX_ALIGNMENT) {
         return tl_error(TL_ERR_VALUE, "pool granule %zu is not a power of "
-                        "two from 16 to %d", g, MAX_ALIGNMENT);
+                        "two from 16 to %d", g, TL_MAX_ALIGNMENT);
     }
     if (c->small_limit > 0 &&
         (c->small_segment < c->small_limit || c->small_segment % g != 0)) {
@@ -1940,7 +1932,7 @@ static size_t cpu_cache_limit(void)
 {
     const char *env = getenv("TENSORLIB_CPU_CACHE_LIMIT");
     long pages = sysconf(_SC_PHYS_PAGES);
-    long page = sysconf(_SC_PAGESIZE);
+    long page = (long)tl_page_bytes();
     size_t v;
 
     if (env != NULL && *env != '\0') {

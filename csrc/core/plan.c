@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "shape.h"
+#include "../alloc/alloc_internal.h"
 #include "tensor_impl.h"
 #include "tensorlib/plan.h"
 
-#define MAX_ALIGNMENT 4096
 
 /* One declared entry.  A buffer: offset is its byte offset in its group's
  * allocation (a multiple of align).  A view: of is the index of its
@@ -43,11 +43,6 @@ struct tl_plan {
     group groups[TL_MEMKIND_COUNT * 4];
     int ngroups;
 };
-
-static bool is_pow2(size_t x)
-{
-    return x != 0 && (x & (x - 1)) == 0;
-}
 
 tl_plan *tl_plan_new(void)
 {
@@ -127,9 +122,8 @@ int tl_plan_add_buffer(tl_plan *p, const char *name, int ndim,
         return tl_error(TL_ERR_VALUE, "a plan buffer has 0 to %d dims, not "
                         "%d", TL_MAX_DIMS, ndim);
     }
-    if (!is_pow2(alignment) || alignment > MAX_ALIGNMENT) {
-        return tl_error(TL_ERR_VALUE, "alignment %zu is not a power of two "
-                        "from 1 to %d", alignment, MAX_ALIGNMENT);
+    if (tl_check_alignment(alignment) < 0) {
+        return tl_error_kind();
     }
     if ((int)kind < 0 || kind >= TL_MEMKIND_COUNT) {
         return tl_error(TL_ERR_VALUE, "memory kind %d is out of range",
