@@ -261,7 +261,7 @@ static void chunk_decref(chunk *k)
     core_decref(c);
 }
 
-void tl_arena_chunk_hold(chunk *k)
+static void chunk_hold(chunk *k)
 {
     /* seq_cst, as the generation bump and the holds read in core_reset:
      * a pin followed by a check of the generation either sees the reset
@@ -269,7 +269,7 @@ void tl_arena_chunk_hold(chunk *k)
     atomic_fetch_add(&k->holds, 1);
 }
 
-void tl_arena_chunk_unhold(chunk *k)
+static void chunk_unhold(chunk *k)
 {
     core *c = k->core;
 
@@ -456,27 +456,43 @@ done:
     return rc;
 }
 
-void tl_arena_block_released(tl_block *b)
+/* ---- hooks of carved blocks (Note [Block owners] in block.c) ---------- */
+
+/* A carving of nbytes of generation gen from chunk k goes: counted as a
+ * free (freed) or as never made (the block struct could not be had);
+ * drops the carving's chunk reference. */
+static void carving_gone(chunk *k, uint64_t gen, size_t nbytes, bool freed)
 {
-    chunk *k = b->chunk;
     core *c = k->core;
 
     pthread_mutex_lock(&c->mu);
-    if (b->generation ==
-        atomic_load_explicit(&c->generation, memory_order_acquire)) {
+    if (gen == atomic_load_explicit(&c->generation, memory_order_acquire)) {
         /* Released before any reset: its bytes leave the active count
          * (the bump space itself comes back at the next reset). */
-        add_active(c, -(int64_t)b->nbytes);
-        c->frees++;
+        add_active(c, -(int64_t)nbytes);
+        if (freed) {
+            c->frees++;
+        } else {
+            c->allocs--;
+        }
         c->live--;
     }
     pthread_mutex_unlock(&c->mu);
     chunk_decref(k);
 }
 
-int tl_arena_block_check_live(const tl_block *b, const char *what)
+static void carved_release(tl_block *b)
 {
-    const core *c = b->chunk->core;
+    carving_gone(b->owner_ctx, b->generation, b->nbytes, true);
+}
+
+static void carved_hold(tl_block *b) { chunk_hold(b->owner_ctx); }
+
+static void carved_unhold(tl_block *b) { chunk_unhold(b->owner_ctx); }
+
+static int carved_check_live(const tl_block *b, const char *what)
+{
+    const core *c = ((const chunk *)b->owner_ctx)->core;
     uint64_t now = atomic_load(&((core *)c)->generation); /* seq_cst */
 
     if (TL_LIKELY(b->generation == now)) {
@@ -492,6 +508,13 @@ int tl_arena_block_check_live(const tl_block *b, const char *what)
                                                       : "",
                     b->nbytes);
 }
+
+static const tl_block_hooks carved_hooks = {
+    .release = carved_release,
+    .hold = carved_hold,
+    .unhold = carved_unhold,
+    .check_live = carved_check_live,
+};
 
 /* ---- arenas ------------------------------------------------------------- */
 
@@ -621,19 +644,14 @@ tl_block *tl_arena_alloc_block(tl_arena *a, tl_memkind kind, size_t nbytes,
                  "used on device %s", tl_memkind_name(kind), dev);
         return NULL;
     }
-    b = tl_block_bare(c->device);
-    if (b == NULL) {
-        return NULL;
-    }
     if (carve(c, nbytes, alignment, &p, &k, &gen) < 0) {
-        tl_block_decref(b); /* still bare: only the struct goes */
         return NULL;
     }
-    b->ptr = p;
-    b->nbytes = nbytes;
-    b->kind = (uint8_t)kind;
-    b->generation = gen;
-    b->chunk = k;
+    b = tl_block_new_owned(p, nbytes, c->device, kind, gen, &carved_hooks,
+                           k);
+    if (b == NULL) {
+        carving_gone(k, gen, nbytes, false);
+    }
     return b;
 }
 
@@ -818,9 +836,14 @@ int tl_arena_depth(void)
     return d;
 }
 
-tl_block *tl_arena_carve_current(tl_device dev, tl_memkind kind,
-                                 size_t nbytes, size_t alignment)
+/* The workspace allocator's maker (registered with block.c): carves from
+ * this thread's innermost workspace, tagged with its generation (Note
+ * [Arena generations]).  TL_ERR_RUNTIME when the thread has none.
+ * Returns: new reference, or NULL. */
+static tl_block *carve_current(const tl_allocator *alloc, tl_memkind kind,
+                               size_t nbytes, size_t alignment)
 {
+    const tl_device dev = alloc->device;
     tl_arena *a = tl_arena_current();
 
     if (a == NULL) {
@@ -972,7 +995,16 @@ static const tl_allocator workspace_allocator = {
     .reset_peak = ws_reset_peak,
 };
 
+static pthread_once_t maker_once = PTHREAD_ONCE_INIT;
+
+static void register_maker(void)
+{
+    /* The first maker registered: the table has room. */
+    (void)tl_block_set_maker(&workspace_allocator, carve_current);
+}
+
 const tl_allocator *tl_workspace_allocator(void)
 {
+    pthread_once(&maker_once, register_maker);
     return &workspace_allocator;
 }

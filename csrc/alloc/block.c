@@ -1,10 +1,11 @@
 /* csrc/alloc/block.c — memory blocks: making one from an allocator, around
- * external memory or over a workspace arena's chunk, the intrusive atomic
- * refcount and pins, and the single release through the owner's sized
- * deallocate, the external deleter or the arena.  It owns the block
- * structs (metadata, from malloc), never the bytes they describe: those
- * belong to the owner allocator, the arena, or whoever supplied the
- * deleter. */
+ * external memory or for an owner that supplies hooks, the intrusive
+ * atomic refcount and pins, and the single release through the owner's
+ * sized deallocate, the external deleter or the owner's release hook.  It
+ * owns the block structs (metadata, from malloc), never the bytes they
+ * describe: those belong to the owner allocator, the hooks' owner (the
+ * workspace arena), or whoever supplied the deleter.  It knows no
+ * particular owner (Note [Block owners]). */
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -51,7 +52,8 @@ static tl_block *block_new(tl_device dev)
     b->deleter = NULL;
     b->deleter_ctx = NULL;
     b->generation = 0;
-    b->chunk = NULL;
+    b->hooks = NULL;
+    b->owner_ctx = NULL;
     b->stream = -1;
     atomic_init(&b->pending, NULL);
     return b;
@@ -66,6 +68,63 @@ tl_block *tl_block_alloc(tl_device dev, tl_memkind kind, size_t nbytes)
         return NULL;
     }
     return tl_block_alloc_from(a, kind, nbytes, TL_CPU_ALIGNMENT);
+}
+
+/* Note [Block owners]
+ * Dependencies in csrc/alloc run one way: registry -> arena -> block.  A
+ * block is released through one of three owners: an allocator (sized
+ * deallocate), an external deleter, or an owner that manages the bytes
+ * itself and supplies tl_block_hooks (the workspace arena: a carved block
+ * holds its chunk, goes back to the arena's counters, is held by exports
+ * and running kernels so that reset does not reuse its chunk, and dies
+ * with its generation).  Such an owner makes its blocks with
+ * tl_block_new_owned and, when it is also an allocator that the registry
+ * hands out, registers a maker so that tl_block_alloc_from reaches it:
+ * block.c calls hooks and makers, and never names the arena. */
+
+static struct {
+    _Atomic(const tl_allocator *) a;
+    _Atomic(tl_block_maker) make;
+} makers[TL_BLOCK_MAKERS];
+static atomic_int nmakers;
+static pthread_mutex_t makers_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int tl_block_set_maker(const tl_allocator *a, tl_block_maker make)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&makers_mu);
+    int n = atomic_load_explicit(&nmakers, memory_order_relaxed);
+    int i = 0;
+    while (i < n && atomic_load_explicit(&makers[i].a,
+                                         memory_order_relaxed) != a) {
+        i++;
+    }
+    if (i == TL_BLOCK_MAKERS) {
+        rc = tl_error(TL_ERR_VALUE, "at most %d allocators make their own "
+                      "blocks", TL_BLOCK_MAKERS);
+    } else {
+        atomic_store_explicit(&makers[i].make, make, memory_order_relaxed);
+        atomic_store_explicit(&makers[i].a, a, memory_order_relaxed);
+        if (i == n) {
+            /* release: a reader that sees the count sees the entry. */
+            atomic_store_explicit(&nmakers, n + 1, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&makers_mu);
+    return rc;
+}
+
+static tl_block_maker maker_of(const tl_allocator *a)
+{
+    int n = atomic_load_explicit(&nmakers, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        if (atomic_load_explicit(&makers[i].a, memory_order_relaxed) == a) {
+            return atomic_load_explicit(&makers[i].make,
+                                        memory_order_relaxed);
+        }
+    }
+    return NULL;
 }
 
 tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
@@ -94,10 +153,9 @@ tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
     if (tl_check_alignment(alignment) < 0) {
         return NULL;
     }
-    if (a == tl_workspace_allocator()) {
-        /* Carved from this thread's innermost workspace, tagged with its
-         * generation (Note [Arena generations] in arena.c). */
-        return tl_arena_carve_current(a->device, kind, nbytes, alignment);
+    tl_block_maker make = maker_of(a);
+    if (make != NULL) {
+        return make(a, kind, nbytes, alignment);
     }
     b = block_new(a->device);
     if (b == NULL) {
@@ -145,9 +203,22 @@ tl_block *tl_block_wrap(void *ptr, size_t nbytes, tl_device dev,
     return b;
 }
 
-tl_block *tl_block_bare(tl_device dev)
+tl_block *tl_block_new_owned(void *ptr, size_t nbytes, tl_device dev,
+                             tl_memkind kind, uint64_t generation,
+                             const tl_block_hooks *hooks, void *owner_ctx)
 {
-    return block_new(dev);
+    tl_block *b = block_new(dev);
+
+    if (b == NULL) {
+        return NULL;
+    }
+    b->ptr = ptr;
+    b->nbytes = nbytes;
+    b->kind = (uint8_t)kind;
+    b->generation = generation;
+    b->hooks = hooks;
+    b->owner_ctx = owner_ctx;
+    return b;
 }
 
 void tl_block_incref(tl_block *b)
@@ -169,8 +240,8 @@ void tl_block_decref(tl_block *b)
     }
     /* A device copy may still be writing into the memory. */
     tl_block_sync(b);
-    if (b->chunk != NULL) {
-        tl_arena_block_released(b);
+    if (b->hooks != NULL) {
+        b->hooks->release(b);
     }
     else if (b->owner != NULL) {
         b->owner->deallocate(b->owner->ctx, b->ptr, b->nbytes);
@@ -217,12 +288,24 @@ int64_t tl_block_refcount(const tl_block *b)
                                 memory_order_relaxed);
 }
 
+void tl_block_hold(tl_block *b)
+{
+    if (b->hooks != NULL && b->hooks->hold != NULL) {
+        b->hooks->hold(b);
+    }
+}
+
+void tl_block_unhold(tl_block *b)
+{
+    if (b->hooks != NULL && b->hooks->unhold != NULL) {
+        b->hooks->unhold(b);
+    }
+}
+
 void tl_block_pin(tl_block *b)
 {
     tl_block_incref(b);
-    if (b->chunk != NULL) {
-        tl_arena_chunk_hold(b->chunk);
-    }
+    tl_block_hold(b);
 }
 
 void tl_block_unpin(tl_block *b)
@@ -230,9 +313,7 @@ void tl_block_unpin(tl_block *b)
     if (b == NULL) {
         return;
     }
-    if (b->chunk != NULL) {
-        tl_arena_chunk_unhold(b->chunk);
-    }
+    tl_block_unhold(b);
     tl_block_decref(b);
 }
 
@@ -241,12 +322,17 @@ uint64_t tl_block_generation(const tl_block *b)
     return b->generation;
 }
 
-int tl_block_check_live(const tl_block *b)
+int tl_block_check_live_as(const tl_block *b, const char *what)
 {
-    if (TL_LIKELY(b->chunk == NULL)) {
+    if (TL_LIKELY(b->hooks == NULL) || b->hooks->check_live == NULL) {
         return TL_OK;
     }
-    return tl_arena_block_check_live(b, "memory block");
+    return b->hooks->check_live(b, what);
+}
+
+int tl_block_check_live(const tl_block *b)
+{
+    return tl_block_check_live_as(b, "memory block");
 }
 
 /* Note [Pending host reads]

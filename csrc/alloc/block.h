@@ -30,10 +30,13 @@ struct tl_block {
     /* The arena generation this block was carved in (>= 1); 0 for every
      * block not carved from a workspace arena. */
     uint64_t generation;
-    /* For a carved block: the arena chunk it lies in (a strong reference,
-     * dropped when the block goes), whose arena says which generation is
-     * live.  NULL otherwise.  Note [Arena generations] in arena.c. */
-    struct tl_arena_chunk *chunk;
+    /* A block whose owner manages its bytes beyond allocate/deallocate (a
+     * workspace arena's carved block): the owner's hooks and its context
+     * (for the arena, a strong reference to the chunk the block lies in,
+     * dropped by the release hook).  NULL / NULL for every other block.
+     * Note [Block owners]. */
+    const struct tl_block_hooks *hooks;
+    void *owner_ctx;
     /* Last-use stream slot for stream-aware frees (CUDA); -1: none. */
     int64_t stream;
     /* A device copy still writing into this host block, or NULL (Note
@@ -67,35 +70,55 @@ static inline void tl_block_sync(tl_block *b)
     }
 }
 
-/* ---- between block.c and arena.c ---------------------------------------- */
+/* ---- blocks made by their owner (Note [Block owners] in block.c) -------- */
 
-struct tl_arena_chunk;
+/* What the owner of a block does for it.  Called by block.c only. */
+typedef struct tl_block_hooks {
+    /* The last reference went: the owner takes the bytes back and drops
+     * what owner_ctx holds (block.c frees the struct afterwards). */
+    void (*release)(tl_block *b);
+    /* An export or a running kernel starts / stops using b's memory
+     * (tl_block_pin / tl_block_hold).  (optional: NULL means no-op) */
+    void (*hold)(tl_block *b);
+    void (*unhold)(tl_block *b);
+    /* TL_OK, or TL_ERR_RUNTIME when the owner took b's memory back while
+     * b lives; `what` names the object in the message ("tensor").
+     * (optional: NULL means always live) */
+    int (*check_live)(const tl_block *b, const char *what);
+} tl_block_hooks;
 
-/* A block with refcount 1, no memory and no owner, which the arena fills
- * in (ptr, nbytes, kind, chunk, generation) once it has carved the bytes;
- * a plain tl_block_decref frees it while it is still bare.
- * Returns: new reference, or NULL (TL_ERR_MEMORY). */
-tl_block *tl_block_bare(tl_device dev);
+/* A block over nbytes at ptr that its owner gives back through hooks
+ * (static, all for the process), with owner_ctx and generation stored for
+ * it.  Returns: new reference, or NULL (TL_ERR_MEMORY; the caller still
+ * owns the bytes and ctx). */
+tl_block *tl_block_new_owned(void *ptr, size_t nbytes, tl_device dev,
+                             tl_memkind kind, uint64_t generation,
+                             const tl_block_hooks *hooks, void *owner_ctx);
 
-/* arena.c: the last reference to carved block b went (b is freed by the
- * caller afterwards); updates the arena's counters and drops b's chunk
- * reference. */
-void tl_arena_block_released(tl_block *b);
+/* An allocator whose blocks its owner makes (the workspace allocator:
+ * carved blocks carry a chunk and a generation): tl_block_alloc_from
+ * calls make instead of a->allocate.  Kind and alignment are validated. */
+typedef tl_block *(*tl_block_maker)(const tl_allocator *a, tl_memkind kind,
+                                    size_t nbytes, size_t alignment);
 
-/* arena.c: an export or a running kernel starts / stops using the memory
- * of a chunk: while any hold is on, reset does not reuse the chunk and an
- * arena that let it go keeps its memory until the last hold ends. */
-void tl_arena_chunk_hold(struct tl_arena_chunk *c);
-void tl_arena_chunk_unhold(struct tl_arena_chunk *c);
+/* Registers make for a (idempotent; at most TL_BLOCK_MAKERS allocators).
+ * Returns 0 or TL_ERR_VALUE when the table is full. */
+#define TL_BLOCK_MAKERS 4
+int tl_block_set_maker(const tl_allocator *a, tl_block_maker make);
 
-/* arena.c: TL_ERR_RUNTIME unless carved block b is of its arena's live
- * generation; `what` names the object in the message ("tensor"). */
-int tl_arena_block_check_live(const tl_block *b, const char *what);
+/* Whether b's owner manages it through hooks (b is not plain allocator
+ * or external memory). */
+static inline bool tl_block_has_owner_hooks(const tl_block *b)
+{
+    return b->hooks != NULL;
+}
 
-/* arena.c: carves a block from this thread's innermost workspace, for
- * tl_block_alloc_from with the workspace allocator.  TL_ERR_RUNTIME when
- * the thread has none.  Returns: new reference, or NULL. */
-tl_block *tl_arena_carve_current(tl_device dev, tl_memkind kind,
-                                 size_t nbytes, size_t alignment);
+/* The owner's hold / unhold hooks without touching the refcount (a
+ * storage export: the storage holds the block already). */
+void tl_block_hold(tl_block *b);
+void tl_block_unhold(tl_block *b);
+
+/* tl_block_check_live naming `what` in its message. */
+int tl_block_check_live_as(const tl_block *b, const char *what);
 
 #endif /* TENSORLIB_CSRC_ALLOC_BLOCK_H */

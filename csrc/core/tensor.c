@@ -138,17 +138,13 @@ int64_t tl_storage_export_count(const tl_storage *s)
 void tl_storage_export_begin(tl_storage *s)
 {
     atomic_fetch_add_explicit(&s->exports, 1, memory_order_acq_rel);
-    if (s->block->chunk) {
-        /* An exported workspace chunk outlives resets (arena.c). */
-        tl_arena_chunk_hold(s->block->chunk);
-    }
+    /* An exported workspace chunk outlives resets (arena.c). */
+    tl_block_hold(s->block);
 }
 
 void tl_storage_export_end(tl_storage *s)
 {
-    if (s->block->chunk) {
-        tl_arena_chunk_unhold(s->block->chunk);
-    }
+    tl_block_unhold(s->block);
     atomic_fetch_sub_explicit(&s->exports, 1, memory_order_acq_rel);
 }
 
@@ -285,7 +281,8 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     t->device = s->block->device;
     /* A workspace tensor's layout is owned by its arena (Note [Arena
      * generations] in csrc/alloc/arena.c): resize_/set_ are refused. */
-    t->flags = s->block->chunk ? 0 : TL_FLAG_ALLOW_METADATA_CHANGE;
+    t->flags = tl_block_has_owner_hooks(s->block)
+                   ? 0 : TL_FLAG_ALLOW_METADATA_CHANGE;
     if (!adopt && !(base && base->version == version)) {
         atomic_fetch_add_explicit(&version->refcnt, 1, memory_order_relaxed);
     }
@@ -572,18 +569,18 @@ int tl_tensor_check_writable(const tl_tensor_impl *t)
 int tl_tensor_check_live(const tl_tensor_impl *t)
 {
     const tl_block *b = t->storage->block;
-    if (TL_LIKELY(!b->chunk)) {
+    if (TL_LIKELY(!b->hooks)) {
         return 0;
     }
-    return tl_arena_block_check_live(b, "tensor");
+    return tl_block_check_live_as(b, "tensor");
 }
 
 int tl_storage_check_live(const tl_storage *s)
 {
-    if (TL_LIKELY(!s->block->chunk)) {
+    if (TL_LIKELY(!s->block->hooks)) {
         return 0;
     }
-    return tl_arena_block_check_live(s->block, "storage");
+    return tl_block_check_live_as(s->block, "storage");
 }
 
 uint64_t tl_tensor_version(const tl_tensor_impl *t)

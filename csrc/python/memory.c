@@ -69,7 +69,7 @@ static PyObject *t_get_memory_kind(PyObject *self, void *c)
 static bool block_is_pinned(const tl_block *b)
 {
     const tl_allocator *o = tl_block_owner(b);
-    if (!o || b->chunk || tl_block_memkind(b) != TL_MEMKIND_HOST_PINNED) {
+    if (!o || b->hooks || tl_block_memkind(b) != TL_MEMKIND_HOST_PINNED) {
         return false;
     }
     return o == tl_cpu_pinned_allocator() ||
