@@ -2,9 +2,13 @@
  * allocator (posix_memalign/free, no cache), the raw segment allocator the
  * CPU pool carves (mmap, huge pages for segments of 2 MiB and more), the
  * process-lifetime CPU caching allocator, a pool over those segments, and
- * the pinned allocator, a pool over mlock'd segments.  All of them live
- * for the whole process and are never torn down. */
+ * the pinned allocator, a pool over mlock'd segments; and the CPU pool's
+ * policy with its environment variable (TENSORLIB_CPU_CACHE_LIMIT, parsed
+ * by tl_nbytes_parse's byte-count grammar).  All of them live for the
+ * whole process and are never torn down. */
 
+#include <ctype.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -356,4 +360,111 @@ void tl_pinned_info_get(tl_pinned_info *out)
 void tl_pinned_refuse_lock(bool refuse)
 {
     atomic_store(&pinned_refuse, refuse);
+}
+
+/* ---- the CPU pool's policy and TENSORLIB_CPU_CACHE_LIMIT ---------------- */
+
+/* Parses s as tl_nbytes_parse does, without recording.  Returns 0, or
+ * TL_ERR_VALUE / TL_ERR_OVERFLOW. */
+static int parse_nbytes(const char *s, size_t *out)
+{
+    size_t v = 0, mult = 1;
+    const char *c = s;
+
+    if (s == NULL || !isdigit((unsigned char)*c)) {
+        return TL_ERR_VALUE;
+    }
+    for (; isdigit((unsigned char)*c); c++) {
+        if (tl_mul_overflow_size(v, 10, &v) ||
+            tl_add_overflow_size(v, (size_t)(*c - '0'), &v)) {
+            return TL_ERR_OVERFLOW;
+        }
+    }
+    switch (tolower((unsigned char)*c)) {
+    case 'k':
+        mult = (size_t)1 << 10;
+        break;
+    case 'm':
+        mult = (size_t)1 << 20;
+        break;
+    case 'g':
+        mult = (size_t)1 << 30;
+        break;
+    case 't':
+        mult = (size_t)1 << 40;
+        break;
+    default:
+        break;
+    }
+    if (mult != 1) {
+        c++;
+        if (tolower((unsigned char)c[0]) == 'i' &&
+            tolower((unsigned char)c[1]) == 'b') {
+            c += 2;
+        }
+        else if (tolower((unsigned char)c[0]) == 'b') {
+            c++;
+        }
+    }
+    else if (tolower((unsigned char)c[0]) == 'b') {
+        c++;
+    }
+    if (*c != '\0') {
+        return TL_ERR_VALUE;
+    }
+    if (tl_mul_overflow_size(v, mult, &v)) {
+        return TL_ERR_OVERFLOW;
+    }
+    *out = v;
+    return TL_OK;
+}
+
+int tl_nbytes_parse(const char *s, size_t *out)
+{
+    int rc = parse_nbytes(s, out);
+
+    if (rc == TL_ERR_OVERFLOW) {
+        return tl_error(TL_ERR_OVERFLOW, "byte count '%.64s' does not fit "
+                        "in size_t", s);
+    }
+    if (rc < 0) {
+        return tl_error(TL_ERR_VALUE, "invalid byte count '%.64s': expected "
+                        "an integer with an optional K, M, G or T suffix",
+                        s != NULL ? s : "(null)");
+    }
+    return TL_OK;
+}
+
+static size_t cpu_cache_limit(void)
+{
+    const char *env = getenv("TENSORLIB_CPU_CACHE_LIMIT");
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page = (long)tl_page_bytes();
+    size_t v;
+
+    if (env != NULL && *env != '\0') {
+        if (parse_nbytes(env, &v) == TL_OK) {
+            return v;
+        }
+        fprintf(stderr, "tensorlib: ignoring TENSORLIB_CPU_CACHE_LIMIT="
+                "'%.64s': expected bytes, e.g. 1073741824 or 1G\n", env);
+    }
+    if (pages <= 0 || page <= 0) {
+        return (size_t)1 << 30;
+    }
+    return (size_t)pages / 4 * (size_t)page;
+}
+
+tl_pool_config tl_pool_config_cpu(void)
+{
+    tl_pool_config c;
+
+    c.granule = TL_CPU_ALIGNMENT;
+    c.small_limit = (size_t)256 << 10;
+    c.small_segment = (size_t)2 << 20;
+    c.medium_limit = c.small_limit;
+    c.medium_segment = 0;
+    c.large_round = 0;
+    c.cache_limit = cpu_cache_limit();
+    return c;
 }

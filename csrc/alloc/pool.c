@@ -4,10 +4,11 @@
  * limit.  It owns its segments and all block metadata; it knows bytes only
  * (no tensors) and never calls a device API itself: the raw allocator does.
  * Also here: stream-aware pools (a device pool tags blocks with streams
- * and defers frees on events a backend records), the CPU and CUDA pool
- * policies and the byte-count parser behind TENSORLIB_CPU_CACHE_LIMIT. */
+ * and defers frees on events a backend records) and the CUDA pool's size
+ * policy.  The structs are in pool_impl.h, the consistency checker in
+ * pool_check.c, the CPU pool's policy and the byte-count parser behind
+ * TENSORLIB_CPU_CACHE_LIMIT in cpu_allocator.c. */
 
-#include <ctype.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -16,8 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tensorlib/alloc.h"
-#include "tensorlib/streams.h"
+#include "pool_impl.h"
 #include "sanitizer.h"
 #include "alloc_internal.h"
 
@@ -139,131 +139,6 @@
  * path pays one predictable branch (measured: the same instruction count
  * per allocate + free as before streams existed). */
 
-/* The allocate and free paths (and what they call once per operation) are
- * inlined into the table's functions: creating a small tensor runs them,
- * and a call each would cost more than the stream checks they carry. */
-#if defined(__GNUC__)
-#define HOT_INLINE static inline __attribute__((always_inline))
-#define COLD static __attribute__((noinline, cold))
-#else
-#define HOT_INLINE static inline
-#define COLD static
-#endif
-
-#define CLASSES_PER_DOUBLING 4 /* large size classes: waste < 1/4 */
-#define HASH_BITS_INIT 8
-#define SPARE_MAX 1024
-
-enum { SMALL = 0, LARGE = 1 };
-
-typedef struct segment segment;
-typedef struct pblock pblock;
-typedef struct sbins sbins;
-
-/* The streams besides its own that used a handed-out block. */
-typedef struct stream_set {
-    int n, cap;
-    tl_stream s[];
-} stream_set;
-
-/* A block: a byte range of one segment, free or handed out.  Invariants:
- * a segment's blocks tile it in address order (b->next->ptr == b->ptr +
- * b->size); no two neighbours are both free; a free block is in its
- * pool's bin index, a handed-out one in the hash table. */
-struct pblock {
-    char *ptr;            /* start; a multiple of the granule */
-    size_t size;          /* bytes; a multiple of the granule */
-    char *uptr;           /* handed out: ptr + pad; free: ptr */
-    size_t requested;     /* handed out: bytes asked for; free: 0 */
-    segment *seg;
-    pblock *prev, *next;  /* neighbours in address order, NULL at ends */
-    pblock *child[2];     /* free: treap children; spare: child[1] links */
-    pblock *hnext;        /* handed out: hash chain */
-    stream_set *uses;     /* handed out: other streams' uses, or NULL */
-    uint32_t prio;        /* treap priority (a max-heap) */
-    bool allocated;       /* handed out, or deferred */
-    bool deferred;        /* freed, waiting for events (also allocated) */
-};
-
-struct segment {
-    char *base;             /* from raw.alloc; 4096-aligned */
-    size_t size;            /* bytes asked of raw.alloc */
-    pblock *first;          /* the block at base: lives as long as seg */
-    segment *prev, *next;   /* every segment of the pool */
-    segment *fprev, *fnext; /* fully free segments, oldest first */
-    sbins *sb;              /* its stream's free indexes */
-    int which;              /* SMALL or LARGE: where its free blocks go */
-    bool fully_free;        /* on the fully free list */
-};
-
-#define EXACT_BINS 64
-#define SUB_BITS 4 /* 16 bins per power of two above the exact ones */
-#define NBINS 1024
-#define NWORDS (NBINS / 64)
-
-/* Free blocks by size: Note [Free block index]. */
-typedef struct bin_index {
-    pblock *root[NBINS];
-    uint64_t bits[NWORDS]; /* bit k % 64 of word k / 64: root[k] != NULL */
-    uint64_t summary;      /* bit w: bits[w] != 0 */
-} bin_index;
-
-/* The free blocks of one stream's segments (Note [Stream aware pools]). */
-struct sbins {
-    tl_stream stream;
-    bin_index bins[2];     /* SMALL, LARGE */
-    sbins *next;           /* the pool's streams, sb0 first */
-};
-
-/* A freed block waiting for events recorded on the streams that used it. */
-typedef struct deferred {
-    struct deferred *next;
-    pblock *b;
-    int nev;               /* events left */
-    void *ev[];
-} deferred;
-
-typedef struct pool {
-    tl_allocator base;          /* first: ctx points back at the pool */
-    tl_raw_allocator raw;
-    tl_pool_config cfg;
-    unsigned gshift;            /* log2(granule) */
-    bool poison;                /* host memory in an ASan build */
-    size_t redzone;             /* extra bytes per block (poison only) */
-    uintptr_t lprev, lnext;     /* every live pool: hidden links */
-    bool streams;               /* has a stream backend */
-    tl_stream_backend backend;  /* when streams */
-    pthread_mutex_t mu;
-    /* ---- everything below is guarded by mu ---- */
-    /* Free blocks (Note [Free block index]) of the default stream's
-     * segments: every segment's when the pool has no backend.  Other
-     * streams' indexes follow in sb0.next (Note [Stream aware pools]). */
-    sbins sb0;
-    deferred *dfirst;           /* deferred frees, newest first */
-    int64_t ndeferred;
-    segment *segs;
-    segment *ffirst, *flast;    /* fully free segments, oldest first */
-    int64_t nsegs;
-    pblock **buckets;           /* handed-out blocks by uptr */
-    unsigned hbits;             /* 1 << hbits buckets */
-    size_t nlive;               /* handed-out blocks */
-    pblock *spare;              /* recycled block structs */
-    size_t nspare;
-    uint32_t rng;               /* xorshift state for treap priorities */
-    int64_t active, active_peak, reserved, handed;
-    int64_t alloc_count, free_count, hits, misses;
-    char name[64];
-} pool;
-
-/* What allocate will do for one request (Note [Caching pool policy]). */
-typedef struct request {
-    size_t size;    /* bytes of block from the aligned user pointer on */
-    size_t need;    /* size + slack: the smallest free block that fits */
-    size_t align;   /* max(alignment, granule) */
-    size_t segment; /* bytes of a new segment on a miss */
-    int which;      /* SMALL or LARGE */
-} request;
-
 static void *pool_allocate(void *ctx, size_t nbytes, size_t alignment);
 static void *pool_allocate_streams(void *ctx, size_t nbytes,
                                    size_t alignment);
@@ -300,12 +175,7 @@ static int64_t cached_bytes(const pool *p)
     return p->reserved - p->handed;
 }
 
-static bin_index *seg_bins(const segment *s)
-{
-    return &s->sb->bins[s->which];
-}
-
-static pool *as_pool(const tl_allocator *a)
+pool *tl_pool_of(const tl_allocator *a)
 {
     if (a == NULL || (a->allocate != pool_allocate &&
                       a->allocate != pool_allocate_streams)) {
@@ -328,12 +198,6 @@ static pool *as_pool(const tl_allocator *a)
  * fit with ties broken by address.  Bins keep the treaps small (usually a
  * handful of blocks), so the common paths touch few nodes and mispredict
  * few branches; many free blocks of one size still cost O(log n). */
-
-/* Orders by size, then address, without short-circuit branches. */
-static bool key_less(const pblock *a, const pblock *b)
-{
-    return (a->size < b->size) | ((a->size == b->size) & (a->ptr < b->ptr));
-}
 
 /* Splits t into the keys below k (*l) and above k (*r); k is not in t. */
 static void tree_split(pblock *t, const pblock *k, pblock **l, pblock **r)
@@ -413,20 +277,6 @@ static pblock *tree_extreme(pblock *t, int side)
         t = t->child[side];
     }
     return t;
-}
-
-/* The bin of a size (a multiple of the granule; monotonic in size). */
-static unsigned bin_of(const pool *p, size_t size)
-{
-    size_t u = size >> p->gshift;
-    unsigned level;
-
-    if (u < EXACT_BINS) {
-        return (unsigned)u;
-    }
-    level = 63u - (unsigned)__builtin_clzll((unsigned long long)u);
-    return EXACT_BINS + (level - 6u) * (1u << SUB_BITS) +
-           (unsigned)((u >> (level - SUB_BITS)) & ((1u << SUB_BITS) - 1));
 }
 
 /* The first non-empty bin >= k, or NBINS. */
@@ -534,12 +384,6 @@ static size_t bin_max_size(const bin_index *x)
 
 /* ---- handed-out blocks by user pointer ---------------------------------- */
 
-static size_t hash_slot(const void *ptr, unsigned bits)
-{
-    return (size_t)(((uint64_t)(uintptr_t)ptr * 0x9E3779B97F4A7C15ull) >>
-                    (64 - bits));
-}
-
 /* Doubles the table; on failure keeps the old one (chains get longer). */
 static void hash_grow(pool *p)
 {
@@ -577,16 +421,6 @@ HOT_INLINE void hash_insert(pool *p, pblock *b)
     b->hnext = p->buckets[s];
     p->buckets[s] = b;
     p->nlive++;
-}
-
-static pblock *hash_find(const pool *p, const void *uptr)
-{
-    pblock *b = p->buckets[hash_slot(uptr, p->hbits)];
-
-    while (b != NULL && b->uptr != uptr) {
-        b = b->hnext;
-    }
-    return b;
 }
 
 /* Returns: the block handed out at uptr, taken out of the table, or NULL. */
@@ -1466,7 +1300,7 @@ tl_allocator *tl_pool_new_streams(const tl_raw_allocator *raw,
 
 int tl_pool_destroy(tl_allocator *a)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     pblock *b;
 
     if (p == NULL) {
@@ -1510,7 +1344,7 @@ int tl_pool_destroy(tl_allocator *a)
 
 int64_t tl_pool_segment_count(const tl_allocator *a)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     int64_t n;
 
     if (p == NULL) {
@@ -1524,7 +1358,7 @@ int64_t tl_pool_segment_count(const tl_allocator *a)
 
 size_t tl_pool_round_size(const tl_allocator *a, size_t nbytes)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     request r;
 
     if (p == NULL) {
@@ -1541,191 +1375,12 @@ size_t tl_pool_round_size(const tl_allocator *a, size_t nbytes)
     return r.size;
 }
 
-/* Formats one invariant failure for tl_pool_check. */
-#define BROKEN(...)                                                         \
-    do {                                                                    \
-        status = tl_error(TL_ERR_RUNTIME, __VA_ARGS__);                     \
-        goto done;                                                          \
-    } while (0)
-
-static bool bin_contains(const pool *p, const bin_index *x, const pblock *b)
-{
-    const pblock *t = x->root[bin_of(p, b->size)];
-
-    while (t != NULL && t != b) {
-        t = t->child[!key_less(b, t)];
-    }
-    return t != NULL;
-}
-
-/* Counts the nodes of t, clearing *ok if t is not a treap of free blocks
- * of bin k with keys between lo and hi. */
-static size_t tree_check(const pool *p, const pblock *t, unsigned k,
-                         const pblock *lo, const pblock *hi, bool *ok)
-{
-    if (t == NULL) {
-        return 0;
-    }
-    if ((lo != NULL && !key_less(lo, t)) ||
-        (hi != NULL && !key_less(t, hi)) || t->allocated ||
-        bin_of(p, t->size) != k ||
-        (t->child[0] != NULL && t->child[0]->prio > t->prio) ||
-        (t->child[1] != NULL && t->child[1]->prio > t->prio)) {
-        *ok = false;
-    }
-    return 1 + tree_check(p, t->child[0], k, lo, t, ok) +
-           tree_check(p, t->child[1], k, t, hi, ok);
-}
-
-static size_t bins_check(const pool *p, const bin_index *x, bool *ok)
-{
-    size_t n = 0;
-    unsigned k;
-
-    for (k = 0; k < NBINS; k++) {
-        bool bit = (x->bits[k / 64] >> (k % 64)) & 1;
-        bool sum = (x->summary >> (k / 64)) & 1;
-        if (bit != (x->root[k] != NULL) || sum != (x->bits[k / 64] != 0)) {
-            *ok = false;
-        }
-        n += tree_check(p, x->root[k], k, NULL, NULL, ok);
-    }
-    return n;
-}
-
-int tl_pool_check(const tl_allocator *a)
-{
-    pool *p = as_pool(a);
-    const segment *s;
-    int status = TL_OK;
-    int64_t nsegs = 0, reserved = 0, handed = 0, active = 0, nfull = 0;
-    int64_t ndeferred = 0, nlisted = 0;
-    size_t nfree = 0, nlive = 0, in_trees;
-    const deferred *d;
-    const sbins *x;
-    bool ok = true;
-
-    if (p == NULL) {
-        return tl_error(TL_ERR_VALUE, "tl_pool_check: not a pool");
-    }
-    pthread_mutex_lock(&p->mu);
-    for (s = p->segs; s != NULL; s = s->next) {
-        const pblock *b;
-        size_t covered = 0;
-        nsegs++;
-        reserved += (int64_t)s->size;
-        if (s->first == NULL || s->first->ptr != s->base ||
-            s->first->prev != NULL) {
-            BROKEN("pool '%s': segment %p does not start with its first "
-                   "block", p->name, (void *)s->base);
-        }
-        for (b = s->first; b != NULL; b = b->next) {
-            if (b->seg != s || b->ptr != s->base + covered ||
-                b->size == 0 || b->size % p->cfg.granule != 0 ||
-                (b->next != NULL && b->next->prev != b)) {
-                BROKEN("pool '%s': block %p of segment %p is misplaced",
-                       p->name, (void *)b->ptr, (void *)s->base);
-            }
-            covered += b->size;
-            if (b->allocated && b->deferred) {
-                ndeferred++;
-                handed += (int64_t)b->size;
-                if (hash_find(p, b->uptr) == b || b->uses != NULL) {
-                    BROKEN("pool '%s': deferred block %p is findable or "
-                           "still has stream uses", p->name,
-                           (void *)b->ptr);
-                }
-            }
-            else if (b->allocated) {
-                nlive++;
-                handed += (int64_t)b->size;
-                active += (int64_t)b->requested;
-                if (hash_find(p, b->uptr) != b || b->uptr < b->ptr ||
-                    (size_t)(b->uptr - b->ptr) + b->requested > b->size) {
-                    BROKEN("pool '%s': handed-out block %p is not findable "
-                           "or overflows", p->name, (void *)b->ptr);
-                }
-            }
-            else {
-                if (b->deferred || b->uses != NULL) {
-                    BROKEN("pool '%s': free block %p is marked deferred or "
-                           "has stream uses", p->name, (void *)b->ptr);
-                }
-                nfree++;
-                if (b->next != NULL && !b->next->allocated) {
-                    BROKEN("pool '%s': free blocks %p and %p are adjacent",
-                           p->name, (void *)b->ptr, (void *)b->next->ptr);
-                }
-                if (!bin_contains(p, seg_bins(s), b)) {
-                    BROKEN("pool '%s': free block %p is not in its tree",
-                           p->name, (void *)b->ptr);
-                }
-            }
-        }
-        if (!p->streams && s->sb != &p->sb0) {
-            BROKEN("pool '%s': segment %p belongs to a stream in a pool "
-                   "without streams", p->name, (void *)s->base);
-        }
-        if (covered != s->size) {
-            BROKEN("pool '%s': segment %p: blocks cover %zu of %zu bytes",
-                   p->name, (void *)s->base, covered, s->size);
-        }
-        if (s->fully_free !=
-            (!s->first->allocated && s->first->next == NULL)) {
-            BROKEN("pool '%s': segment %p is %son the fully free list",
-                   p->name, (void *)s->base, s->fully_free ? "" : "not ");
-        }
-        nfull += s->fully_free;
-    }
-    for (s = p->ffirst; s != NULL; s = s->fnext) {
-        nfull--;
-    }
-    for (d = p->dfirst; d != NULL; d = d->next) {
-        if (!d->b->deferred || !d->b->allocated || d->nev <= 0) {
-            BROKEN("pool '%s': deferred list entry %p is not a deferred "
-                   "block with events", p->name, (void *)d->b->ptr);
-        }
-        ndeferred--;
-        nlisted++;
-    }
-    if (ndeferred != 0 || nlisted != p->ndeferred) {
-        BROKEN("pool '%s': %lld deferred blocks listed, %lld counted, %lld "
-               "unlisted", p->name, (long long)nlisted,
-               (long long)p->ndeferred, (long long)ndeferred);
-    }
-    in_trees = 0;
-    for (x = &p->sb0; x != NULL; x = x->next) {
-        in_trees += bins_check(p, &x->bins[SMALL], &ok) +
-                    bins_check(p, &x->bins[LARGE], &ok);
-    }
-    if (!ok || in_trees != nfree) {
-        BROKEN("pool '%s': the free trees are out of order or hold %zu "
-               "blocks for %zu free", p->name, in_trees, nfree);
-    }
-    if (nfull != 0 || nsegs != p->nsegs || reserved != p->reserved ||
-        handed != p->handed || active != p->active || nlive != p->nlive) {
-        BROKEN("pool '%s': counters disagree with the segments (segments "
-               "%lld/%lld, reserved %lld/%lld, handed %lld/%lld, active "
-               "%lld/%lld, live %zu/%zu)", p->name, (long long)nsegs,
-               (long long)p->nsegs, (long long)reserved,
-               (long long)p->reserved, (long long)handed,
-               (long long)p->handed, (long long)active, (long long)p->active,
-               nlive, p->nlive);
-    }
-
-done:
-    pthread_mutex_unlock(&p->mu);
-    return status;
-}
-
-#undef BROKEN
-
 /* ---- stream calls (tensorlib/streams.h) --------------------------------- */
 
 void *tl_pool_allocate_on(const tl_allocator *a, size_t nbytes,
                           size_t alignment, tl_stream s)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
 
     if (p == NULL) {
         tl_error(TL_ERR_VALUE, "tl_pool_allocate_on: not a pool");
@@ -1739,7 +1394,7 @@ void *tl_pool_allocate_on(const tl_allocator *a, size_t nbytes,
 
 int tl_pool_record_stream(const tl_allocator *a, void *ptr, tl_stream s)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     pblock *b;
     stream_set *u;
     int i;
@@ -1789,7 +1444,7 @@ int tl_pool_record_stream(const tl_allocator *a, void *ptr, tl_stream s)
 int tl_pool_block_stream(const tl_allocator *a, const void *ptr,
                          tl_stream *out)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     pblock *b;
 
     if (p == NULL) {
@@ -1810,7 +1465,7 @@ int tl_pool_block_stream(const tl_allocator *a, const void *ptr,
 
 int64_t tl_pool_process_events(const tl_allocator *a)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     int64_t n = 0;
 
     if (p == NULL) {
@@ -1826,7 +1481,7 @@ int64_t tl_pool_process_events(const tl_allocator *a)
 
 int tl_pool_synchronize_events(const tl_allocator *a)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     int64_t n = 0;
 
     if (p == NULL) {
@@ -1843,7 +1498,7 @@ int tl_pool_synchronize_events(const tl_allocator *a)
 
 int64_t tl_pool_pending_frees(const tl_allocator *a)
 {
-    pool *p = as_pool(a);
+    pool *p = tl_pool_of(a);
     int64_t n;
 
     if (p == NULL) {
@@ -1855,113 +1510,10 @@ int64_t tl_pool_pending_frees(const tl_allocator *a)
     return n;
 }
 
-/* ---- policies ----------------------------------------------------------- */
+/* ---- the CUDA pool's policy ------------------------------------------- */
 
-/* Parses s as tl_nbytes_parse does, without recording.  Returns 0, or
- * TL_ERR_VALUE / TL_ERR_OVERFLOW. */
-static int parse_nbytes(const char *s, size_t *out)
-{
-    size_t v = 0, mult = 1;
-    const char *c = s;
-
-    if (s == NULL || !isdigit((unsigned char)*c)) {
-        return TL_ERR_VALUE;
-    }
-    for (; isdigit((unsigned char)*c); c++) {
-        if (tl_mul_overflow_size(v, 10, &v) ||
-            tl_add_overflow_size(v, (size_t)(*c - '0'), &v)) {
-            return TL_ERR_OVERFLOW;
-        }
-    }
-    switch (tolower((unsigned char)*c)) {
-    case 'k':
-        mult = (size_t)1 << 10;
-        break;
-    case 'm':
-        mult = (size_t)1 << 20;
-        break;
-    case 'g':
-        mult = (size_t)1 << 30;
-        break;
-    case 't':
-        mult = (size_t)1 << 40;
-        break;
-    default:
-        break;
-    }
-    if (mult != 1) {
-        c++;
-        if (tolower((unsigned char)c[0]) == 'i' &&
-            tolower((unsigned char)c[1]) == 'b') {
-            c += 2;
-        }
-        else if (tolower((unsigned char)c[0]) == 'b') {
-            c++;
-        }
-    }
-    else if (tolower((unsigned char)c[0]) == 'b') {
-        c++;
-    }
-    if (*c != '\0') {
-        return TL_ERR_VALUE;
-    }
-    if (tl_mul_overflow_size(v, mult, &v)) {
-        return TL_ERR_OVERFLOW;
-    }
-    *out = v;
-    return TL_OK;
-}
-
-int tl_nbytes_parse(const char *s, size_t *out)
-{
-    int rc = parse_nbytes(s, out);
-
-    if (rc == TL_ERR_OVERFLOW) {
-        return tl_error(TL_ERR_OVERFLOW, "byte count '%.64s' does not fit "
-                        "in size_t", s);
-    }
-    if (rc < 0) {
-        return tl_error(TL_ERR_VALUE, "invalid byte count '%.64s': expected "
-                        "an integer with an optional K, M, G or T suffix",
-                        s != NULL ? s : "(null)");
-    }
-    return TL_OK;
-}
-
-static size_t cpu_cache_limit(void)
-{
-    const char *env = getenv("TENSORLIB_CPU_CACHE_LIMIT");
-    long pages = sysconf(_SC_PHYS_PAGES);
-    long page = (long)tl_page_bytes();
-    size_t v;
-
-    if (env != NULL && *env != '\0') {
-        if (parse_nbytes(env, &v) == TL_OK) {
-            return v;
-        }
-        fprintf(stderr, "tensorlib: ignoring TENSORLIB_CPU_CACHE_LIMIT="
-                "'%.64s': expected bytes, e.g. 1073741824 or 1G\n", env);
-    }
-    if (pages <= 0 || page <= 0) {
-        return (size_t)1 << 30;
-    }
-    return (size_t)pages / 4 * (size_t)page;
-}
-
-tl_pool_config tl_pool_config_cpu(void)
-{
-    tl_pool_config c;
-
-    c.granule = TL_CPU_ALIGNMENT;
-    c.small_limit = (size_t)256 << 10;
-    c.small_segment = (size_t)2 << 20;
-    c.medium_limit = c.small_limit;
-    c.medium_segment = 0;
-    c.large_round = 0;
-    c.cache_limit = cpu_cache_limit();
-    return c;
-}
-
+/* Public API that the CPU-only library keeps (the C tests build stream
+ * pools with it on a fake device); csrc/cuda passes it to tl_pool_new. */
 tl_pool_config tl_pool_config_cuda(void)
 {
     tl_pool_config c;
