@@ -21,9 +21,11 @@
 #if defined(__GNUC__)
 #define HOT_INLINE static inline __attribute__((always_inline))
 #define COLD static __attribute__((noinline, cold))
+#define COLD_EXTERN __attribute__((noinline, cold))
 #else
 #define HOT_INLINE static inline
 #define COLD static
+#define COLD_EXTERN
 #endif
 
 #define CLASSES_PER_DOUBLING 4 /* large size classes: waste < 1/4 */
@@ -142,6 +144,26 @@ typedef struct request {
 
 /* The pool behind a, or NULL when a is not a pool's table. */
 pool *tl_pool_of(const tl_allocator *a);
+
+/* ---- between pool.c and pool_streams.c (all under p->mu) ---- */
+
+/* pool.c: gives a freed (or no longer deferred) block back to the free
+ * indexes, merging neighbours. */
+COLD_EXTERN void tl_pool_release_block_slow(pool *p, pblock *b);
+
+/* pool_streams.c: frees the deferred blocks whose events completed,
+ * waiting for them all when wait.  Returns the number freed, or the first
+ * wait error (the blocks are freed anyway). */
+int64_t tl_pool_process_deferred(pool *p, bool wait);
+
+/* pool_streams.c: parks b (handed out, out of the hash table, with other
+ * streams' uses) until events recorded now on those streams complete. */
+COLD_EXTERN void tl_pool_defer_free(pool *p, pblock *b);
+
+/* pool_streams.c: the stream work of an allocation (polls the deferred
+ * frees, finds s's free indexes).  Returns: borrowed, or NULL after
+ * recording an error. */
+COLD_EXTERN sbins *tl_pool_stream_prepare(pool *p, tl_stream s);
 
 static inline bin_index *seg_bins(const segment *s)
 {
