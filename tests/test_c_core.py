@@ -18,3 +18,25 @@ def test_c_unit_tests():
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-8000:]
     assert " 0 failures" in out, out[-8000:]
+
+
+def test_umbrella_header_includes_every_public_header(tmp_path):
+    """tensorlib/tensorlib.h includes every header of csrc/include/tensorlib,
+    and compiles on its own (C11, no internal macro defined, no warning)."""
+    inc = os.path.join(ROOT, "csrc", "include", "tensorlib")
+    with open(os.path.join(inc, "tensorlib.h")) as f:
+        umbrella = f.read()
+    missing = [h for h in sorted(os.listdir(inc))
+               if h.endswith(".h") and h != "tensorlib.h"
+               and f'#include "tensorlib/{h}"' not in umbrella]
+    assert not missing, f"tensorlib.h does not include {missing}"
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is needed to compile the umbrella header")
+    src = tmp_path / "umbrella.c"
+    src.write_text('#include "tensorlib/tensorlib.h"\n'
+                   "int main(void) { return TL_OK; }\n")
+    proc = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror",
+                           "-fsyntax-only", "-I",
+                           os.path.join(ROOT, "csrc", "include"), str(src)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-4000:]

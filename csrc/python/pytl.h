@@ -7,6 +7,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+/* The extension sees the C core through the public API (the umbrella
+ * header) plus one internal header, core's tensor_impl.h (with the block
+ * and dtype-table structs it includes), whose fields it reads directly on
+ * hot paths: sizes, strides, dtype, storage and flags.  No other core or
+ * alloc internal header is included in csrc/python (cuda.c's start-up
+ * call into the CUDA plug-in excepted, in a TL_WITH_CUDA build). */
 #include "tensorlib/tensorlib.h"
 #include "../core/tensor_impl.h"
 

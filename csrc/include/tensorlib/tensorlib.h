@@ -1,4 +1,6 @@
-/* tensorlib/tensorlib.h — the umbrella header of the public C API. */
+/* tensorlib/tensorlib.h — the umbrella header of the public C API: it
+ * includes every header of csrc/include/tensorlib (a test in
+ * tests/test_c_core.py checks that none is left out). */
 #ifndef TENSORLIB_TENSORLIB_H
 #define TENSORLIB_TENSORLIB_H
 
@@ -13,5 +15,10 @@
 #include "tensorlib/view.h"
 #include "tensorlib/index.h"
 #include "tensorlib/reduce.h"
+#include "tensorlib/iter.h"
+#include "tensorlib/ops.h"
+#include "tensorlib/streams.h"
+#include "tensorlib/device_table.h"
+#include "tensorlib/dlpack_abi.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
