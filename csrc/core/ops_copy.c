@@ -245,7 +245,7 @@ tl_tensor_impl *tl_op_empty_like(tl_tensor_impl *a, tl_dtype dt,
         if (a->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE) {
             /* Positive wherever the size is >= 2; size-0/1 dims may carry
              * any stride, which empty_strided wants non-negative (Note
-             * [Layouts copied from an input] in iter.c). */
+             * [Layouts copied from an input] in iter_build.c). */
             for (int d = 0; d < a->ndim; d++) {
                 strides[d] = llabs(a->strides[d]);
             }

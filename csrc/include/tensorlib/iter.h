@@ -14,8 +14,8 @@
  *     tl_tensor_impl *out = tl_iter_output(it, 0);
  *     tl_iter_free(it);
  *
- * See Note [Iterator build steps] in csrc/core/iter.c for the order of the
- * build steps, the overlap policy and the dimension order. */
+ * See Note [Iterator build steps] in csrc/core/iter_build.c for the order
+ * of the build steps, the overlap policy and the dimension order. */
 #ifndef TENSORLIB_ITER_H
 #define TENSORLIB_ITER_H
 
