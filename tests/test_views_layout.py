@@ -1,8 +1,8 @@
-"""Layouts of fresh results copied from an input (Note [Layouts copied from
-an input] in csrc/core/iter.c): the strides of size-1 dims are ignored,
-so a view may carry any stride there, a negative one included (one element
-cut from a flipped dim); a result laid out like such a view takes the
-layout of its dims of size >= 2 and never a negative stride.
+"""Layouts of fresh results copied from an input (Note [Layouts copied
+from an input] in csrc/core/iter_build.c): the strides of size-1 dims are
+ignored, so a view may carry any stride there, a negative one included
+(one element cut from a flipped dim); a result laid out like such a view
+takes the layout of its dims of size >= 2 and never a negative stride.
 
 The regression: t = arange(24.).reshape(2, 3, 4); u = t.flip(0)[1:]
 .permute(2, 0, 1) has shape (4, 1, 3), strides (1, -12, 4); u + 1, -u,
