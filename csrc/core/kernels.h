@@ -1,6 +1,6 @@
 /* csrc/core/kernels.h — internal: what the CPU kernel files share: the C
  * type of every dtype, element conversions (Note [Element conversions]),
- * inline float16/bfloat16 conversions, and the kernel tables the op entry
+ * the scalar numerics (scalar_math.h), and the kernel tables the op entry
  * points look up.  Not part of the public API. */
 #ifndef TENSORLIB_CSRC_CORE_KERNELS_H
 #define TENSORLIB_CSRC_CORE_KERNELS_H
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dtype_impl.h"
+#include "scalar_math.h"
 #include "tensorlib/iter.h"
 #include "tensorlib/ops.h"
 
@@ -119,72 +120,13 @@
     ROW_INT(op, c64, COMPLEX64) ROW_INT(op, c128, COMPLEX128)
 #define ROW_BOOL(op) ROW_INT(op, b, BOOL)
 
-/* ---- float16 / bfloat16, inline -----------------------------------------
- * The same algorithms as csrc/core/dtype.c (round to nearest even; the
- * tests check they agree), inline so that conversion loops stay tight. */
-static inline float tl_k_half_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu;
-    const uint32_t m = h & 0x3ffu;
-    uint32_t f;
-    if (e == 0x1f) {
-        f = sign | 0x7f800000u | (m << 13);
-    } else if (e != 0) {
-        f = sign | ((e + 112u) << 23) | (m << 13);
-    } else {
-        float v = (float)m * 0x1p-24f;
-        memcpy(&f, &v, sizeof f);
-        f |= sign;
-    }
-    float out;
-    memcpy(&out, &f, sizeof out);
-    return out;
-}
-
-static inline uint16_t tl_k_half_from_float(float x)
-{
-    uint32_t f;
-    memcpy(&f, &x, sizeof f);
-    const uint32_t sign = (f >> 16) & 0x8000u;
-    uint32_t a = f & 0x7fffffffu;
-    if (a >= 0x7f800000u) {
-        return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
-    }
-    if (a >= 0x477ff000u) {
-        return (uint16_t)(sign | 0x7c00u);
-    }
-    if (a < 0x38800000u) {
-        float fa;
-        memcpy(&fa, &a, sizeof fa);
-        fa += 0.5f;
-        uint32_t r;
-        memcpy(&r, &fa, sizeof r);
-        return (uint16_t)(sign | (r - 0x3f000000u));
-    }
-    const uint32_t odd = (a >> 13) & 1u;
-    a += 0xc8000000u + 0xfffu + odd;
-    return (uint16_t)(sign | (a >> 13));
-}
-
-static inline float tl_k_bf16_to_float(uint16_t b)
-{
-    uint32_t f = (uint32_t)b << 16;
-    float out;
-    memcpy(&out, &f, sizeof out);
-    return out;
-}
-
-static inline uint16_t tl_k_bf16_from_float(float x)
-{
-    uint32_t f;
-    memcpy(&f, &x, sizeof f);
-    if ((f & 0x7fffffffu) > 0x7f800000u) {
-        return (uint16_t)((f >> 16) | 0x40u);
-    }
-    f += 0x7fffu + ((f >> 16) & 1u);
-    return (uint16_t)(f >> 16);
-}
+/* ---- float16 / bfloat16 --------------------------------------------------
+ * The conversions live once, in scalar_math.h (shared with the CUDA
+ * kernels); the short names below are what the kernel files spell. */
+#define tl_k_half_to_float tl_sm_half_to_float
+#define tl_k_half_from_float tl_sm_half_from_float
+#define tl_k_bf16_to_float tl_sm_bf16_to_float
+#define tl_k_bf16_from_float tl_sm_bf16_from_float
 
 /* ---- kernel tables ------------------------------------------------------ */
 

@@ -70,12 +70,10 @@ TL_KERNEL_OPTIMIZE
  * overflow wraps without undefined behaviour (uint8_t/uint16_t would be
  * promoted to int, hence uint32_t for everything below 64 bits). */
 
-#define DEF_INT_ANY(N, T, WU, BITS)                                         \
+#define DEF_INT(N, T, WU)                                                   \
     static inline T add_##N(T a, T b) { return (T)((WU)a + (WU)b); }       \
     static inline T sub_##N(T a, T b) { return (T)((WU)a - (WU)b); }       \
     static inline T mul_##N(T a, T b) { return (T)((WU)a * (WU)b); }       \
-    static inline T max_##N(T a, T b) { return a > b ? a : b; }            \
-    static inline T min_##N(T a, T b) { return a < b ? a : b; }            \
     static inline T band_##N(T a, T b) { return (T)(a & b); }              \
     static inline T bor_##N(T a, T b) { return (T)(a | b); }               \
     static inline T bxor_##N(T a, T b) { return (T)(a ^ b); }              \
@@ -84,96 +82,19 @@ TL_KERNEL_OPTIMIZE
     static inline uint8_t lt_##N(T a, T b) { return a < b; }               \
     static inline uint8_t le_##N(T a, T b) { return a <= b; }              \
     static inline uint8_t gt_##N(T a, T b) { return a > b; }               \
-    static inline uint8_t ge_##N(T a, T b) { return a >= b; }              \
-    /* a**b for b >= 0 by squaring, wrapping. */                           \
-    static inline T upow_##N(T a, T b)                                      \
-    {                                                                       \
-        WU r = 1, x = (WU)a;                                                \
-        while (b) {                                                         \
-            if (b & 1) {                                                    \
-                r *= x;                                                     \
-            }                                                               \
-            x *= x;                                                         \
-            b = (T)(b >> 1);                                                \
-        }                                                                   \
-        return (T)r;                                                        \
-    }
+    static inline uint8_t ge_##N(T a, T b) { return a >= b; }
 
-/* Signed: floor division and Python remainder, INT_MIN // -1 == INT_MIN
- * and INT_MIN % -1 == 0; a zero divisor (the op scanned for it first)
- * gives 0 rather than a trap.  Shifts by a count < 0 or >= BITS give 0,
- * or -1 for a right shift of a negative (NumPy). */
-#define DEF_SIGNED(N, T, WU, BITS)                                          \
-    DEF_INT_ANY(N, T, WU, BITS)                                             \
-    static inline T fdiv_##N(T a, T b)                                      \
-    {                                                                       \
-        if (b == 0) {                                                       \
-            return 0;                                                       \
-        }                                                                   \
-        if (b == -1) {                                                      \
-            return (T)((WU)0 - (WU)a);                                      \
-        }                                                                   \
-        T q = (T)(a / b);                                                   \
-        if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) {                      \
-            q = (T)(q - 1);                                                 \
-        }                                                                   \
-        return q;                                                           \
-    }                                                                       \
-    static inline T rem_##N(T a, T b)                                       \
-    {                                                                       \
-        if (b == 0 || b == -1) {                                            \
-            return 0;                                                       \
-        }                                                                   \
-        T r = (T)(a % b);                                                   \
-        if (r != 0 && ((r < 0) != (b < 0))) {                               \
-            r = (T)(r + b);                                                 \
-        }                                                                   \
-        return r;                                                           \
-    }                                                                       \
-    static inline T pow_##N(T a, T b)                                       \
-    {                                                                       \
-        if (b < 0) { /* refused before the loop; as PyTorch's powi */       \
-            return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;           \
-        }                                                                   \
-        return upow_##N(a, b);                                              \
-    }                                                                       \
-    static inline T shl_##N(T a, T b)                                       \
-    {                                                                       \
-        if (b < 0 || b >= (BITS)) {                                         \
-            return 0;                                                       \
-        }                                                                   \
-        return (T)((WU)a << b);                                             \
-    }                                                                       \
-    static inline T shr_##N(T a, T b)                                       \
-    {                                                                       \
-        if (b < 0 || b >= (BITS)) {                                         \
-            return (T)(a < 0 ? -1 : 0);                                     \
-        }                                                                   \
-        return (T)(a >> b);                                                 \
-    }
-
-#define DEF_UNSIGNED(N, T, WU, BITS)                                        \
-    DEF_INT_ANY(N, T, WU, BITS)                                             \
-    static inline T fdiv_##N(T a, T b) { return b ? (T)(a / b) : 0; }      \
-    static inline T rem_##N(T a, T b) { return b ? (T)(a % b) : 0; }       \
-    static inline T pow_##N(T a, T b) { return upow_##N(a, b); }           \
-    static inline T shl_##N(T a, T b)                                       \
-    {                                                                       \
-        return b >= (BITS) ? 0 : (T)((WU)a << b);                           \
-    }                                                                       \
-    static inline T shr_##N(T a, T b)                                       \
-    {                                                                       \
-        return b >= (BITS) ? 0 : (T)(a >> b);                               \
-    }
-
-DEF_UNSIGNED(u8, uint8_t, uint32_t, 8)
-DEF_SIGNED(i8, int8_t, uint32_t, 8)
-DEF_SIGNED(i16, int16_t, uint32_t, 16)
-DEF_UNSIGNED(u16, uint16_t, uint32_t, 16)
-DEF_SIGNED(i32, int32_t, uint32_t, 32)
-DEF_UNSIGNED(u32, uint32_t, uint32_t, 32)
-DEF_SIGNED(i64, int64_t, uint64_t, 64)
-DEF_UNSIGNED(u64, uint64_t, uint64_t, 64)
+/* Floor division, remainder, power, shifts and maximum/minimum of the
+ * integers are scalar_math.h's (tl_sm_fdiv_i8, ...; its comment gives
+ * their semantics), shared with the CUDA kernels. */
+DEF_INT(u8, uint8_t, uint32_t)
+DEF_INT(i8, int8_t, uint32_t)
+DEF_INT(i16, int16_t, uint32_t)
+DEF_INT(u16, uint16_t, uint32_t)
+DEF_INT(i32, int32_t, uint32_t)
+DEF_INT(u32, uint32_t, uint32_t)
+DEF_INT(i64, int64_t, uint64_t)
+DEF_INT(u64, uint64_t, uint64_t)
 
 /* bool as 0/1 bytes: + is or, * is and. */
 static inline uint8_t add_b(uint8_t a, uint8_t b) { return a | b; }
@@ -196,98 +117,43 @@ static inline uint8_t lxor_b(uint8_t a, uint8_t b)
     return (a != 0) ^ (b != 0);
 }
 
-/* Floats.  floor_divide and remainder follow NumPy's npy_divmod: the
- * quotient is (a - fmod(a, b)) / b corrected toward -inf and snapped to an
- * integer; the remainder takes the divisor's sign (+0 or -0 as b).
- * maximum/minimum propagate NaN. */
+/* Floats.  floor_divide, remainder and the NaN-propagating maximum /
+ * minimum are scalar_math.h's (NumPy's npy_divmod). */
 #define DEF_FLOAT(N, T, SFX)                                                \
     static inline T add_##N(T a, T b) { return a + b; }                    \
     static inline T sub_##N(T a, T b) { return a - b; }                    \
     static inline T mul_##N(T a, T b) { return a * b; }                    \
     static inline T div_##N(T a, T b) { return a / b; }                    \
-    /* A NaN b fails a >= b and is taken; a NaN a is kept by the second \
-     * test: two blends. */                                                 \
-    static inline T max_##N(T a, T b)                                       \
-    {                                                                       \
-        T m = a >= b ? a : b;                                               \
-        return a != a ? a : m;                                              \
-    }                                                                       \
-    static inline T min_##N(T a, T b)                                       \
-    {                                                                       \
-        T m = a <= b ? a : b;                                               \
-        return a != a ? a : m;                                              \
-    }                                                                       \
     static inline uint8_t eq_##N(T a, T b) { return a == b; }              \
     static inline uint8_t ne_##N(T a, T b) { return a != b; }              \
     static inline uint8_t lt_##N(T a, T b) { return a < b; }               \
     static inline uint8_t le_##N(T a, T b) { return a <= b; }              \
     static inline uint8_t gt_##N(T a, T b) { return a > b; }               \
     static inline uint8_t ge_##N(T a, T b) { return a >= b; }              \
-    static inline T pow_##N(T a, T b) { return pow##SFX(a, b); }           \
-    static inline T fdiv_##N(T a, T b)                                      \
-    {                                                                       \
-        if (b == 0) {                                                       \
-            return a / b;                                                   \
-        }                                                                   \
-        T mod = fmod##SFX(a, b);                                            \
-        T div = (a - mod) / b;                                              \
-        if (mod != 0 && ((b < 0) != (mod < 0))) {                           \
-            div -= 1;                                                       \
-        }                                                                   \
-        if (div != 0) {                                                     \
-            T fl = floor##SFX(div);                                         \
-            if (div - fl > (T)0.5) {                                        \
-                fl += 1;                                                    \
-            }                                                               \
-            return fl;                                                      \
-        }                                                                   \
-        return copysign##SFX(0, a / b);                                     \
-    }                                                                       \
-    static inline T rem_##N(T a, T b)                                       \
-    {                                                                       \
-        T mod = fmod##SFX(a, b);                                            \
-        if (b == 0) {                                                       \
-            return mod;                                                     \
-        }                                                                   \
-        if (mod != 0) {                                                     \
-            if ((b < 0) != (mod < 0)) {                                     \
-                mod += b;                                                   \
-            }                                                               \
-        } else {                                                            \
-            mod = copysign##SFX(0, b);                                      \
-        }                                                                   \
-        return mod;                                                         \
-    }
+    static inline T pow_##N(T a, T b) { return pow##SFX(a, b); }
 
 DEF_FLOAT(f32, float, f)
 DEF_FLOAT(f64, double, )
 
-/* Complex: NumPy's formulas -- the schoolbook product, Smith's quotient,
- * and cpow with exact repeated multiplication for small integer
- * exponents. */
+/* Complex: the product, Smith's quotient and the exact cases of pow are
+ * scalar_math.h's (on plain structs, shared with CUDA); the rest of pow is
+ * libm's cpow, exp(b log a). */
 #define DEF_COMPLEX(N, T, R, SFX, MK)                                       \
+    static inline tl_sm_##N sm_##N(T a)                                     \
+    {                                                                       \
+        return tl_sm_cmake_##N(creal##SFX(a), cimag##SFX(a));               \
+    }                                                                       \
     static inline T add_##N(T a, T b) { return a + b; }                    \
     static inline T sub_##N(T a, T b) { return a - b; }                    \
     static inline T mul_##N(T a, T b)                                       \
     {                                                                       \
-        R ar = creal##SFX(a), ai = cimag##SFX(a);                           \
-        R br = creal##SFX(b), bi = cimag##SFX(b);                           \
-        return MK(ar * br - ai * bi, ar * bi + ai * br);                    \
+        const tl_sm_##N r = tl_sm_cmul_##N(sm_##N(a), sm_##N(b));           \
+        return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline T div_##N(T a, T b)                                       \
     {                                                                       \
-        R ar = creal##SFX(a), ai = cimag##SFX(a);                           \
-        R br = creal##SFX(b), bi = cimag##SFX(b);                           \
-        R abr = fabs##SFX(br), abi = fabs##SFX(bi);                         \
-        if (abr >= abi) {                                                   \
-            if (abr == 0 && abi == 0) {                                     \
-                return MK(ar / abr, ai / abr);                              \
-            }                                                               \
-            R rat = bi / br, scl = (R)1.0 / (br + bi * rat);                \
-            return MK((ar + ai * rat) * scl, (ai - ar * rat) * scl);        \
-        }                                                                   \
-        R rat = br / bi, scl = (R)1.0 / (bi + br * rat);                    \
-        return MK((ar * rat + ai) * scl, (ai * rat - ar) * scl);            \
+        const tl_sm_##N r = tl_sm_cdiv_##N(sm_##N(a), sm_##N(b));           \
+        return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline uint8_t eq_##N(T a, T b)                                  \
     {                                                                       \
@@ -297,41 +163,9 @@ DEF_FLOAT(f64, double, )
     static inline uint8_t ne_##N(T a, T b) { return !eq_##N(a, b); }       \
     static inline T pow_##N(T a, T b)                                       \
     {                                                                       \
-        R ar = creal##SFX(a), ai = cimag##SFX(a);                           \
-        R br = creal##SFX(b), bi = cimag##SFX(b);                           \
-        if (br == 0 && bi == 0) {                                           \
-            return MK(1, 0);                                                \
-        }                                                                   \
-        if (ar == 0 && ai == 0) { /* NumPy 2: 0 ** b is 0 for Re b > 0 */  \
-            if (br > 0) {                                                   \
-                return MK(0, 0);                                            \
-            }                                                               \
-            return MK(NAN, NAN);                                            \
-        }                                                                   \
-        if (bi == 0 && br > -100 && br < 100 && br == (R)(int)br) {         \
-            int n = (int)br;                                                \
-            if (n == 1) {                                                   \
-                return a;                                                   \
-            }                                                               \
-            if (n == 2) {                                                   \
-                return mul_##N(a, a);                                       \
-            }                                                               \
-            if (n == 3) {                                                   \
-                return mul_##N(a, mul_##N(a, a));                           \
-            }                                                               \
-            unsigned m = (unsigned)(n < 0 ? -n : n);                        \
-            T acc = MK(1, 0), p = a;                                        \
-            for (;;) {                                                      \
-                if (m & 1u) {                                               \
-                    acc = mul_##N(acc, p);                                  \
-                }                                                           \
-                m >>= 1;                                                    \
-                if (!m) {                                                   \
-                    break;                                                  \
-                }                                                           \
-                p = mul_##N(p, p);                                          \
-            }                                                               \
-            return n < 0 ? div_##N(MK(1, 0), acc) : acc;                    \
+        tl_sm_##N r;                                                        \
+        if (tl_sm_cpow_exact_##N(sm_##N(a), sm_##N(b), &r)) {               \
+            return MK(r.re, r.im);                                          \
         }                                                                   \
         return cpow##SFX(a, b);                                             \
     }
@@ -381,22 +215,27 @@ FOR_COMPLEX(ADDA_INT)
 ADDA_INT(b, uint8_t)
 
 #define ORDERED(N, T)                                                       \
-    K(max, N, T, T, max_##N)                                                \
-    K(min, N, T, T, min_##N)                                                \
+    K(max, N, T, T, tl_sm_max_##N)                                          \
+    K(min, N, T, T, tl_sm_min_##N)                                          \
     K(lt, N, T, uint8_t, lt_##N)                                            \
     K(le, N, T, uint8_t, le_##N)                                            \
     K(gt, N, T, uint8_t, gt_##N)                                            \
     K(ge, N, T, uint8_t, ge_##N)
 FOR_INTS(ORDERED)
 FOR_FLOATS(ORDERED)
-ORDERED(b, uint8_t)
+K(max, b, uint8_t, uint8_t, max_b)
+K(min, b, uint8_t, uint8_t, min_b)
+K(lt, b, uint8_t, uint8_t, lt_b)
+K(le, b, uint8_t, uint8_t, le_b)
+K(gt, b, uint8_t, uint8_t, gt_b)
+K(ge, b, uint8_t, uint8_t, ge_b)
 
 #define INTONLY(N, T)                                                       \
-    K(fdiv, N, T, T, fdiv_##N)                                              \
-    K(rem, N, T, T, rem_##N)                                                \
-    K(pow, N, T, T, pow_##N)                                                \
-    K(shl, N, T, T, shl_##N)                                                \
-    K(shr, N, T, T, shr_##N)                                                \
+    K(fdiv, N, T, T, tl_sm_fdiv_##N)                                        \
+    K(rem, N, T, T, tl_sm_rem_##N)                                          \
+    K(pow, N, T, T, tl_sm_pow_##N)                                          \
+    K(shl, N, T, T, tl_sm_shl_##N)                                          \
+    K(shr, N, T, T, tl_sm_shr_##N)                                          \
     K(band, N, T, T, band_##N)                                              \
     K(bor, N, T, T, bor_##N)                                                \
     K(bxor, N, T, T, bxor_##N)
@@ -410,8 +249,8 @@ K(lxor, b, uint8_t, uint8_t, lxor_b)
 
 #define FLOATONLY(N, T)                                                     \
     K(div, N, T, T, div_##N)                                                \
-    K(fdiv, N, T, T, fdiv_##N)                                              \
-    K(rem, N, T, T, rem_##N)                                                \
+    K(fdiv, N, T, T, tl_sm_fdiv_##N)                                        \
+    K(rem, N, T, T, tl_sm_rem_##N)                                          \
     K(pow, N, T, T, pow_##N)
 FOR_FLOATS(FLOATONLY)
 

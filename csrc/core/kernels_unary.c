@@ -221,28 +221,22 @@ static inline float fast_log10f(float x)
 DEF_FLT(f32, float, f)
 DEF_FLT(f64, double, )
 
-/* Complex: C99's functions where they exist; products and quotients as
- * NumPy writes them (see kernels_binary.c). */
+/* Complex: C99's functions where they exist; products and reciprocals
+ * from scalar_math.h (NumPy's formulas, shared with CUDA). */
 #define DEF_CPX(N, T, R, SFX, MK)                                           \
+    static inline tl_sm_##N sm_##N(T a)                                     \
+    {                                                                       \
+        return tl_sm_cmake_##N(creal##SFX(a), cimag##SFX(a));               \
+    }                                                                       \
     static inline T cmul_##N(T a, T b)                                      \
     {                                                                       \
-        R ar = creal##SFX(a), ai = cimag##SFX(a);                           \
-        R br = creal##SFX(b), bi = cimag##SFX(b);                           \
-        return MK(ar * br - ai * bi, ar * bi + ai * br);                    \
+        const tl_sm_##N r = tl_sm_cmul_##N(sm_##N(a), sm_##N(b));           \
+        return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline T crecip_##N(T b)                                         \
     {                                                                       \
-        R br = creal##SFX(b), bi = cimag##SFX(b);                           \
-        R abr = fabs##SFX(br), abi = fabs##SFX(bi);                         \
-        if (abr >= abi) {                                                   \
-            if (abr == 0 && abi == 0) {                                     \
-                return MK((R)1 / abr, (R)0 / abr);                          \
-            }                                                               \
-            R rat = bi / br, scl = (R)1 / (br + bi * rat);                  \
-            return MK(scl, -rat * scl);                                     \
-        }                                                                   \
-        R rat = br / bi, scl = (R)1 / (bi + br * rat);                      \
-        return MK(rat * scl, -scl);                                         \
+        const tl_sm_##N r = tl_sm_crecip_##N(sm_##N(b));                    \
+        return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline T neg_##N(T a) { return -a; }                            \
     static inline R abs_##N(T a)                                            \
