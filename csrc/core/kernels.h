@@ -64,7 +64,19 @@
 #define T_c64 tl_c64
 #define T_c128 tl_c128
 
-/* Real component type of the complex ones. */
+/* Real component type of the complex ones (the type itself for the
+ * others): the output of a TL_OPR_REAL op such as abs. */
+#define RT_b uint8_t
+#define RT_u8 uint8_t
+#define RT_i8 int8_t
+#define RT_i16 int16_t
+#define RT_u16 uint16_t
+#define RT_i32 int32_t
+#define RT_u32 uint32_t
+#define RT_i64 int64_t
+#define RT_u64 uint64_t
+#define RT_f32 float
+#define RT_f64 double
 #define RT_c64 float
 #define RT_c128 double
 
@@ -119,6 +131,55 @@
 #define ROW_COMPLEX(op)                                                     \
     ROW_INT(op, c64, COMPLEX64) ROW_INT(op, c128, COMPLEX128)
 #define ROW_BOOL(op) ROW_INT(op, b, BOOL)
+
+/* ---- kernels from the op table (tensorlib/op_table.h) --------------------
+ * For a row X(ID, name, py, set, res, impl, ...): one loop per compute
+ * dtype of its set, named name_loop_<N>, computing the element function
+ * TL_OP_ELEM(impl, name, N) (name_<N>, or scalar_math.h's tl_sm_name_<N>)
+ * with output type TL_OP_OUT(res, N); and the table row
+ * [TL_<KIND>_<ID>] = {the loops}.  LOOP(NAME, T, OT, F) is the kernel
+ * file's loop shape. */
+#define TL_OP_ELEM_LOCAL(name, N) name##_##N
+#define TL_OP_ELEM_SM(name, N) tl_sm_##name##_##N
+#define TL_OP_ELEM(impl, name, N) TL_OP_ELEM_##impl(name, N)
+#define TL_OP_OUT_SAME(N) T_##N
+#define TL_OP_OUT_FLOAT(N) T_##N
+#define TL_OP_OUT_BOOL(N) uint8_t
+#define TL_OP_OUT_LOGICAL(N) uint8_t
+#define TL_OP_OUT_REAL(N) RT_##N
+#define TL_OP_OUT(res, N) TL_OP_OUT_##res(N)
+
+#define TL_OP_LOOP1_(LOOP, name, N, res, impl)                              \
+    LOOP(name##_loop_##N, T_##N, TL_OP_OUT(res, N), TL_OP_ELEM(impl, name, N))
+#define TL_OP_LOOPS_B(LOOP, name, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, b, res, impl)
+#define TL_OP_LOOPS_Z(LOOP, name, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u8, res, impl)                                 \
+    TL_OP_LOOP1_(LOOP, name, i8, res, impl)                                 \
+    TL_OP_LOOP1_(LOOP, name, i16, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u16, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, i32, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u32, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, i64, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u64, res, impl)
+#define TL_OP_LOOPS_F(LOOP, name, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, f32, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, f64, res, impl)
+#define TL_OP_LOOPS_C(LOOP, name, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, c64, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, c128, res, impl)
+#define TL_OP_LOOPS_CLASS_(args, cls) TL_OP_LOOPS_##cls args
+/* All loops of one row. */
+#define TL_OP_LOOPS(LOOP, name, set, res, impl)                             \
+    TL_OPSET_##set(TL_OP_LOOPS_CLASS_, (LOOP, name, res, impl))
+
+#define TL_OP_ROWS_B(op) ROW_BOOL(op)
+#define TL_OP_ROWS_Z(op) ROW_ALL_INTS(op)
+#define TL_OP_ROWS_F(op) ROW_FLOATS(op)
+#define TL_OP_ROWS_C(op) ROW_COMPLEX(op)
+#define TL_OP_ROWS_CLASS_(op, cls) TL_OP_ROWS_##cls(op)
+/* The designated initialisers of one row: [TL_DTYPE_x] = name_loop_x, ... */
+#define TL_OP_ROWS(name, set) TL_OPSET_##set(TL_OP_ROWS_CLASS_, name)
 
 /* ---- float16 / bfloat16 --------------------------------------------------
  * The conversions live once, in scalar_math.h (shared with the CUDA

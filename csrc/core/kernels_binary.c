@@ -71,22 +71,31 @@ TL_KERNEL_OPTIMIZE
  * promoted to int, hence uint32_t for everything below 64 bits). */
 
 #define DEF_INT(N, T, WU)                                                   \
-    static inline T add_##N(T a, T b) { return (T)((WU)a + (WU)b); }       \
-    static inline T sub_##N(T a, T b) { return (T)((WU)a - (WU)b); }       \
-    static inline T mul_##N(T a, T b) { return (T)((WU)a * (WU)b); }       \
-    static inline T band_##N(T a, T b) { return (T)(a & b); }              \
-    static inline T bor_##N(T a, T b) { return (T)(a | b); }               \
-    static inline T bxor_##N(T a, T b) { return (T)(a ^ b); }              \
-    static inline uint8_t eq_##N(T a, T b) { return a == b; }              \
-    static inline uint8_t ne_##N(T a, T b) { return a != b; }              \
-    static inline uint8_t lt_##N(T a, T b) { return a < b; }               \
-    static inline uint8_t le_##N(T a, T b) { return a <= b; }              \
-    static inline uint8_t gt_##N(T a, T b) { return a > b; }               \
+    static inline T add_##N(T a, T b) { return (T)((WU)a + (WU)b); }        \
+    static inline T sub_##N(T a, T b) { return (T)((WU)a - (WU)b); }        \
+    static inline T mul_##N(T a, T b) { return (T)((WU)a * (WU)b); }        \
+    static inline T bitwise_and_##N(T a, T b) { return (T)(a & b); }        \
+    static inline T bitwise_or_##N(T a, T b) { return (T)(a | b); }         \
+    static inline T bitwise_xor_##N(T a, T b) { return (T)(a ^ b); }        \
+    static inline T maximum_##N(T a, T b)                                   \
+    {                                                                       \
+        return tl_sm_maximum_##N(a, b);                                     \
+    }                                                                       \
+    static inline T minimum_##N(T a, T b)                                   \
+    {                                                                       \
+        return tl_sm_minimum_##N(a, b);                                     \
+    }                                                                       \
+    static inline T pow_##N(T a, T b) { return tl_sm_pow_##N(a, b); }       \
+    static inline uint8_t eq_##N(T a, T b) { return a == b; }               \
+    static inline uint8_t ne_##N(T a, T b) { return a != b; }               \
+    static inline uint8_t lt_##N(T a, T b) { return a < b; }                \
+    static inline uint8_t le_##N(T a, T b) { return a <= b; }               \
+    static inline uint8_t gt_##N(T a, T b) { return a > b; }                \
     static inline uint8_t ge_##N(T a, T b) { return a >= b; }
 
 /* Floor division, remainder, power, shifts and maximum/minimum of the
- * integers are scalar_math.h's (tl_sm_fdiv_i8, ...; its comment gives
- * their semantics), shared with the CUDA kernels. */
+ * integers are scalar_math.h's (tl_sm_floor_divide_i8, ...; its comment
+ * gives their semantics), shared with the CUDA kernels. */
 DEF_INT(u8, uint8_t, uint32_t)
 DEF_INT(i8, int8_t, uint32_t)
 DEF_INT(i16, int16_t, uint32_t)
@@ -99,20 +108,20 @@ DEF_INT(u64, uint64_t, uint64_t)
 /* bool as 0/1 bytes: + is or, * is and. */
 static inline uint8_t add_b(uint8_t a, uint8_t b) { return a | b; }
 static inline uint8_t mul_b(uint8_t a, uint8_t b) { return a & b; }
-static inline uint8_t max_b(uint8_t a, uint8_t b) { return a | b; }
-static inline uint8_t min_b(uint8_t a, uint8_t b) { return a & b; }
-static inline uint8_t band_b(uint8_t a, uint8_t b) { return a & b; }
-static inline uint8_t bor_b(uint8_t a, uint8_t b) { return a | b; }
-static inline uint8_t bxor_b(uint8_t a, uint8_t b) { return a ^ b; }
+static inline uint8_t maximum_b(uint8_t a, uint8_t b) { return a | b; }
+static inline uint8_t minimum_b(uint8_t a, uint8_t b) { return a & b; }
+static inline uint8_t bitwise_and_b(uint8_t a, uint8_t b) { return a & b; }
+static inline uint8_t bitwise_or_b(uint8_t a, uint8_t b) { return a | b; }
+static inline uint8_t bitwise_xor_b(uint8_t a, uint8_t b) { return a ^ b; }
 static inline uint8_t eq_b(uint8_t a, uint8_t b) { return a == b; }
 static inline uint8_t ne_b(uint8_t a, uint8_t b) { return a != b; }
 static inline uint8_t lt_b(uint8_t a, uint8_t b) { return a < b; }
 static inline uint8_t le_b(uint8_t a, uint8_t b) { return a <= b; }
 static inline uint8_t gt_b(uint8_t a, uint8_t b) { return a > b; }
 static inline uint8_t ge_b(uint8_t a, uint8_t b) { return a >= b; }
-static inline uint8_t land_b(uint8_t a, uint8_t b) { return a && b; }
-static inline uint8_t lor_b(uint8_t a, uint8_t b) { return a || b; }
-static inline uint8_t lxor_b(uint8_t a, uint8_t b)
+static inline uint8_t logical_and_b(uint8_t a, uint8_t b) { return a && b; }
+static inline uint8_t logical_or_b(uint8_t a, uint8_t b) { return a || b; }
+static inline uint8_t logical_xor_b(uint8_t a, uint8_t b)
 {
     return (a != 0) ^ (b != 0);
 }
@@ -120,17 +129,25 @@ static inline uint8_t lxor_b(uint8_t a, uint8_t b)
 /* Floats.  floor_divide, remainder and the NaN-propagating maximum /
  * minimum are scalar_math.h's (NumPy's npy_divmod). */
 #define DEF_FLOAT(N, T, SFX)                                                \
-    static inline T add_##N(T a, T b) { return a + b; }                    \
-    static inline T sub_##N(T a, T b) { return a - b; }                    \
-    static inline T mul_##N(T a, T b) { return a * b; }                    \
-    static inline T div_##N(T a, T b) { return a / b; }                    \
-    static inline uint8_t eq_##N(T a, T b) { return a == b; }              \
-    static inline uint8_t ne_##N(T a, T b) { return a != b; }              \
-    static inline uint8_t lt_##N(T a, T b) { return a < b; }               \
-    static inline uint8_t le_##N(T a, T b) { return a <= b; }              \
-    static inline uint8_t gt_##N(T a, T b) { return a > b; }               \
-    static inline uint8_t ge_##N(T a, T b) { return a >= b; }              \
-    static inline T pow_##N(T a, T b) { return pow##SFX(a, b); }
+    static inline T add_##N(T a, T b) { return a + b; }                     \
+    static inline T sub_##N(T a, T b) { return a - b; }                     \
+    static inline T mul_##N(T a, T b) { return a * b; }                     \
+    static inline T div_##N(T a, T b) { return a / b; }                     \
+    static inline uint8_t eq_##N(T a, T b) { return a == b; }               \
+    static inline uint8_t ne_##N(T a, T b) { return a != b; }               \
+    static inline uint8_t lt_##N(T a, T b) { return a < b; }                \
+    static inline uint8_t le_##N(T a, T b) { return a <= b; }               \
+    static inline uint8_t gt_##N(T a, T b) { return a > b; }                \
+    static inline uint8_t ge_##N(T a, T b) { return a >= b; }               \
+    static inline T pow_##N(T a, T b) { return pow##SFX(a, b); }            \
+    static inline T maximum_##N(T a, T b)                                   \
+    {                                                                       \
+        return tl_sm_maximum_##N(a, b);                                     \
+    }                                                                       \
+    static inline T minimum_##N(T a, T b)                                   \
+    {                                                                       \
+        return tl_sm_minimum_##N(a, b);                                     \
+    }
 
 DEF_FLOAT(f32, float, f)
 DEF_FLOAT(f64, double, )
@@ -143,8 +160,8 @@ DEF_FLOAT(f64, double, )
     {                                                                       \
         return tl_sm_cmake_##N(creal##SFX(a), cimag##SFX(a));               \
     }                                                                       \
-    static inline T add_##N(T a, T b) { return a + b; }                    \
-    static inline T sub_##N(T a, T b) { return a - b; }                    \
+    static inline T add_##N(T a, T b) { return a + b; }                     \
+    static inline T sub_##N(T a, T b) { return a - b; }                     \
     static inline T mul_##N(T a, T b)                                       \
     {                                                                       \
         const tl_sm_##N r = tl_sm_cmul_##N(sm_##N(a), sm_##N(b));           \
@@ -160,7 +177,7 @@ DEF_FLOAT(f64, double, )
         return creal##SFX(a) == creal##SFX(b) &&                            \
                cimag##SFX(a) == cimag##SFX(b);                              \
     }                                                                       \
-    static inline uint8_t ne_##N(T a, T b) { return !eq_##N(a, b); }       \
+    static inline uint8_t ne_##N(T a, T b) { return !eq_##N(a, b); }        \
     static inline T pow_##N(T a, T b)                                       \
     {                                                                       \
         tl_sm_##N r;                                                        \
@@ -174,23 +191,13 @@ DEF_COMPLEX(c64, tl_c64, float, f, CMPLXF)
 DEF_COMPLEX(c128, tl_c128, double, , CMPLX)
 
 /* ---- loops ---------------------------------------------------------------
- * K(op, N, T, OT, F): one loop named op##_loop_##N. */
-#define K(op, N, T, OT, F) BIN_LOOP(op##_loop_##N, T, OT, NO_SETUP, F)
-
-/* add, sub, mul, alpha forms, comparisons: every compute dtype. */
-#define ARITH(N, T)                                                         \
-    K(add, N, T, T, add_##N)                                                \
-    K(sub, N, T, T, sub_##N)                                                \
-    K(mul, N, T, T, mul_##N)                                                \
-    K(eq, N, T, uint8_t, eq_##N)                                            \
-    K(ne, N, T, uint8_t, ne_##N)
-FOR_INTS(ARITH)
-FOR_FLOATS(ARITH)
-FOR_COMPLEX(ARITH)
-K(add, b, uint8_t, uint8_t, add_b)
-K(mul, b, uint8_t, uint8_t, mul_b)
-K(eq, b, uint8_t, uint8_t, eq_b)
-K(ne, b, uint8_t, uint8_t, ne_b)
+ * One per (op, compute dtype of its set), from the table; the alpha forms
+ * of add/sub are written out below. */
+#define TABLE_LOOP(NAME, T, OT, F) BIN_LOOP(NAME, T, OT, NO_SETUP, F)
+#define TABLE_LOOPS(ID, name, py, set, res, impl, form, flags, hint, doc)   \
+    TL_OP_LOOPS(TABLE_LOOP, name, set, res, impl)
+TL_BINARY_OPS(TABLE_LOOPS)
+#undef TABLE_LOOPS
 
 #define ADDA_INT(N, T)                                                      \
     BIN_LOOP(adda_loop_##N, T, T, ALPHA_SETUP(T),                           \
@@ -214,82 +221,14 @@ FOR_FLOATS(ADDA_INT)
 FOR_COMPLEX(ADDA_INT)
 ADDA_INT(b, uint8_t)
 
-#define ORDERED(N, T)                                                       \
-    K(max, N, T, T, tl_sm_max_##N)                                          \
-    K(min, N, T, T, tl_sm_min_##N)                                          \
-    K(lt, N, T, uint8_t, lt_##N)                                            \
-    K(le, N, T, uint8_t, le_##N)                                            \
-    K(gt, N, T, uint8_t, gt_##N)                                            \
-    K(ge, N, T, uint8_t, ge_##N)
-FOR_INTS(ORDERED)
-FOR_FLOATS(ORDERED)
-K(max, b, uint8_t, uint8_t, max_b)
-K(min, b, uint8_t, uint8_t, min_b)
-K(lt, b, uint8_t, uint8_t, lt_b)
-K(le, b, uint8_t, uint8_t, le_b)
-K(gt, b, uint8_t, uint8_t, gt_b)
-K(ge, b, uint8_t, uint8_t, ge_b)
-
-#define INTONLY(N, T)                                                       \
-    K(fdiv, N, T, T, tl_sm_fdiv_##N)                                        \
-    K(rem, N, T, T, tl_sm_rem_##N)                                          \
-    K(pow, N, T, T, tl_sm_pow_##N)                                          \
-    K(shl, N, T, T, tl_sm_shl_##N)                                          \
-    K(shr, N, T, T, tl_sm_shr_##N)                                          \
-    K(band, N, T, T, band_##N)                                              \
-    K(bor, N, T, T, bor_##N)                                                \
-    K(bxor, N, T, T, bxor_##N)
-FOR_INTS(INTONLY)
-K(band, b, uint8_t, uint8_t, band_b)
-K(bor, b, uint8_t, uint8_t, bor_b)
-K(bxor, b, uint8_t, uint8_t, bxor_b)
-K(land, b, uint8_t, uint8_t, land_b)
-K(lor, b, uint8_t, uint8_t, lor_b)
-K(lxor, b, uint8_t, uint8_t, lxor_b)
-
-#define FLOATONLY(N, T)                                                     \
-    K(div, N, T, T, div_##N)                                                \
-    K(fdiv, N, T, T, tl_sm_fdiv_##N)                                        \
-    K(rem, N, T, T, tl_sm_rem_##N)                                          \
-    K(pow, N, T, T, pow_##N)
-FOR_FLOATS(FLOATONLY)
-
-#define COMPLEXONLY(N, T)                                                   \
-    K(div, N, T, T, div_##N)                                                \
-    K(pow, N, T, T, pow_##N)
-FOR_COMPLEX(COMPLEXONLY)
-
 /* ---- the table -------------------------------------------------------- */
 
 static const tl_iter_loop2d binary_table[TL_BINARY_OP_COUNT + 1]
                                         [TL_DTYPE_COUNT] = {
-    [TL_BINARY_ADD] = {ROW_BOOL(add) ROW_ALL_INTS(add) ROW_FLOATS(add)
-                           ROW_COMPLEX(add)},
-    [TL_BINARY_SUB] = {ROW_ALL_INTS(sub) ROW_FLOATS(sub) ROW_COMPLEX(sub)},
-    [TL_BINARY_MUL] = {ROW_BOOL(mul) ROW_ALL_INTS(mul) ROW_FLOATS(mul)
-                           ROW_COMPLEX(mul)},
-    [TL_BINARY_DIV] = {ROW_FLOATS(div) ROW_COMPLEX(div)},
-    [TL_BINARY_FLOOR_DIVIDE] = {ROW_ALL_INTS(fdiv) ROW_FLOATS(fdiv)},
-    [TL_BINARY_REMAINDER] = {ROW_ALL_INTS(rem) ROW_FLOATS(rem)},
-    [TL_BINARY_POW] = {ROW_ALL_INTS(pow) ROW_FLOATS(pow) ROW_COMPLEX(pow)},
-    [TL_BINARY_MAXIMUM] = {ROW_BOOL(max) ROW_ALL_INTS(max) ROW_FLOATS(max)},
-    [TL_BINARY_MINIMUM] = {ROW_BOOL(min) ROW_ALL_INTS(min) ROW_FLOATS(min)},
-    [TL_BINARY_EQ] = {ROW_BOOL(eq) ROW_ALL_INTS(eq) ROW_FLOATS(eq)
-                          ROW_COMPLEX(eq)},
-    [TL_BINARY_NE] = {ROW_BOOL(ne) ROW_ALL_INTS(ne) ROW_FLOATS(ne)
-                          ROW_COMPLEX(ne)},
-    [TL_BINARY_LT] = {ROW_BOOL(lt) ROW_ALL_INTS(lt) ROW_FLOATS(lt)},
-    [TL_BINARY_LE] = {ROW_BOOL(le) ROW_ALL_INTS(le) ROW_FLOATS(le)},
-    [TL_BINARY_GT] = {ROW_BOOL(gt) ROW_ALL_INTS(gt) ROW_FLOATS(gt)},
-    [TL_BINARY_GE] = {ROW_BOOL(ge) ROW_ALL_INTS(ge) ROW_FLOATS(ge)},
-    [TL_BINARY_LOGICAL_AND] = {ROW_BOOL(land)},
-    [TL_BINARY_LOGICAL_OR] = {ROW_BOOL(lor)},
-    [TL_BINARY_LOGICAL_XOR] = {ROW_BOOL(lxor)},
-    [TL_BINARY_BITWISE_AND] = {ROW_BOOL(band) ROW_ALL_INTS(band)},
-    [TL_BINARY_BITWISE_OR] = {ROW_BOOL(bor) ROW_ALL_INTS(bor)},
-    [TL_BINARY_BITWISE_XOR] = {ROW_BOOL(bxor) ROW_ALL_INTS(bxor)},
-    [TL_BINARY_LSHIFT] = {ROW_ALL_INTS(shl)},
-    [TL_BINARY_RSHIFT] = {ROW_ALL_INTS(shr)},
+#define TABLE_ROW(ID, name, py, set, res, impl, form, flags, hint, doc)     \
+    [TL_BINARY_##ID] = {TL_OP_ROWS(name, set)},
+    TL_BINARY_OPS(TABLE_ROW)
+#undef TABLE_ROW
     [TL_KERNEL_ADD_ALPHA] = {ROW_BOOL(adda) ROW_ALL_INTS(adda)
                                  ROW_FLOATS(adda) ROW_COMPLEX(adda)},
 };

@@ -259,14 +259,14 @@ TL_SM_DEF_SAT(u64, uint64_t, 0, UINT64_MAX)
         }                                                                   \
         return (T)r;                                                        \
     }                                                                       \
-    TL_HD T tl_sm_max_##N(T a, T b) { return a > b ? a : b; }              \
-    TL_HD T tl_sm_min_##N(T a, T b) { return a < b ? a : b; }              \
-    TL_SM_OVL2(max, N, T, T)                                                \
-    TL_SM_OVL2(min, N, T, T)
+    TL_HD T tl_sm_maximum_##N(T a, T b) { return a > b ? a : b; }           \
+    TL_HD T tl_sm_minimum_##N(T a, T b) { return a < b ? a : b; }           \
+    TL_SM_OVL2(maximum, N, T, T)                                            \
+    TL_SM_OVL2(minimum, N, T, T)
 
 #define TL_SM_DEF_SIGNED(N, T, WU, BITS)                                    \
     TL_SM_DEF_INT_ANY(N, T, WU, BITS)                                       \
-    TL_HD T tl_sm_fdiv_##N(T a, T b)                                        \
+    TL_HD T tl_sm_floor_divide_##N(T a, T b)                                \
     {                                                                       \
         if (b == 0) {                                                       \
             return 0;                                                       \
@@ -280,7 +280,7 @@ TL_SM_DEF_SAT(u64, uint64_t, 0, UINT64_MAX)
         }                                                                   \
         return q;                                                           \
     }                                                                       \
-    TL_HD T tl_sm_rem_##N(T a, T b)                                         \
+    TL_HD T tl_sm_remainder_##N(T a, T b)                                   \
     {                                                                       \
         if (b == 0 || b == -1) {                                            \
             return 0;                                                       \
@@ -298,44 +298,47 @@ TL_SM_DEF_SAT(u64, uint64_t, 0, UINT64_MAX)
         }                                                                   \
         return tl_sm_upow_##N(a, b);                                        \
     }                                                                       \
-    TL_HD T tl_sm_shl_##N(T a, T b)                                         \
+    TL_HD T tl_sm_lshift_##N(T a, T b)                                      \
     {                                                                       \
         if (b < 0 || b >= (BITS)) {                                         \
             return 0;                                                       \
         }                                                                   \
         return (T)((WU)a << b);                                             \
     }                                                                       \
-    TL_HD T tl_sm_shr_##N(T a, T b)                                         \
+    TL_HD T tl_sm_rshift_##N(T a, T b)                                      \
     {                                                                       \
         if (b < 0 || b >= (BITS)) {                                         \
             return (T)(a < 0 ? -1 : 0);                                     \
         }                                                                   \
         return (T)(a >> b);                                                 \
     }                                                                       \
-    TL_SM_OVL2(fdiv, N, T, T)                                               \
-    TL_SM_OVL2(rem, N, T, T)                                                \
+    TL_SM_OVL2(floor_divide, N, T, T)                                       \
+    TL_SM_OVL2(remainder, N, T, T)                                          \
     TL_SM_OVL2(pow, N, T, T)                                                \
-    TL_SM_OVL2(shl, N, T, T)                                                \
-    TL_SM_OVL2(shr, N, T, T)
+    TL_SM_OVL2(lshift, N, T, T)                                             \
+    TL_SM_OVL2(rshift, N, T, T)
 
 #define TL_SM_DEF_UNSIGNED(N, T, WU, BITS)                                  \
     TL_SM_DEF_INT_ANY(N, T, WU, BITS)                                       \
-    TL_HD T tl_sm_fdiv_##N(T a, T b) { return b ? (T)(a / b) : (T)0; }     \
-    TL_HD T tl_sm_rem_##N(T a, T b) { return b ? (T)(a % b) : (T)0; }      \
-    TL_HD T tl_sm_pow_##N(T a, T b) { return tl_sm_upow_##N(a, b); }       \
-    TL_HD T tl_sm_shl_##N(T a, T b)                                         \
+    TL_HD T tl_sm_floor_divide_##N(T a, T b)                                \
+    {                                                                       \
+        return b ? (T)(a / b) : (T)0;                                       \
+    }                                                                       \
+    TL_HD T tl_sm_remainder_##N(T a, T b) { return b ? (T)(a % b) : (T)0; } \
+    TL_HD T tl_sm_pow_##N(T a, T b) { return tl_sm_upow_##N(a, b); }        \
+    TL_HD T tl_sm_lshift_##N(T a, T b)                                      \
     {                                                                       \
         return b >= (BITS) ? (T)0 : (T)((WU)a << b);                        \
     }                                                                       \
-    TL_HD T tl_sm_shr_##N(T a, T b)                                         \
+    TL_HD T tl_sm_rshift_##N(T a, T b)                                      \
     {                                                                       \
         return b >= (BITS) ? (T)0 : (T)(a >> b);                            \
     }                                                                       \
-    TL_SM_OVL2(fdiv, N, T, T)                                               \
-    TL_SM_OVL2(rem, N, T, T)                                                \
+    TL_SM_OVL2(floor_divide, N, T, T)                                       \
+    TL_SM_OVL2(remainder, N, T, T)                                          \
     TL_SM_OVL2(pow, N, T, T)                                                \
-    TL_SM_OVL2(shl, N, T, T)                                                \
-    TL_SM_OVL2(shr, N, T, T)
+    TL_SM_OVL2(lshift, N, T, T)                                             \
+    TL_SM_OVL2(rshift, N, T, T)
 
 TL_SM_DEF_UNSIGNED(u8, uint8_t, uint32_t, 8)
 TL_SM_DEF_SIGNED(i8, int8_t, uint32_t, 8)
@@ -356,17 +359,17 @@ TL_SM_DEF_UNSIGNED(u64, uint64_t, uint64_t, 64)
  * (a - fmod(a, b)) / b corrected toward -inf and snapped to an integer;
  * the remainder takes the divisor's sign (+0 or -0 as b). */
 #define TL_SM_DEF_FLOAT(N, T, SFX)                                          \
-    TL_HD T tl_sm_max_##N(T a, T b)                                         \
+    TL_HD T tl_sm_maximum_##N(T a, T b)                                     \
     {                                                                       \
         const T m = a >= b ? a : b;                                         \
         return a != a ? a : m;                                              \
     }                                                                       \
-    TL_HD T tl_sm_min_##N(T a, T b)                                         \
+    TL_HD T tl_sm_minimum_##N(T a, T b)                                     \
     {                                                                       \
         const T m = a <= b ? a : b;                                         \
         return a != a ? a : m;                                              \
     }                                                                       \
-    TL_HD T tl_sm_fdiv_##N(T a, T b)                                        \
+    TL_HD T tl_sm_floor_divide_##N(T a, T b)                                \
     {                                                                       \
         if (b == 0) {                                                       \
             return a / b;                                                   \
@@ -385,7 +388,7 @@ TL_SM_DEF_UNSIGNED(u64, uint64_t, uint64_t, 64)
         }                                                                   \
         return copysign##SFX((T)0, a / b);                                  \
     }                                                                       \
-    TL_HD T tl_sm_rem_##N(T a, T b)                                         \
+    TL_HD T tl_sm_remainder_##N(T a, T b)                                   \
     {                                                                       \
         T mod = fmod##SFX(a, b);                                            \
         if (b == 0) {                                                       \
@@ -400,10 +403,10 @@ TL_SM_DEF_UNSIGNED(u64, uint64_t, uint64_t, 64)
         }                                                                   \
         return mod;                                                         \
     }                                                                       \
-    TL_SM_OVL2(max, N, T, T)                                                \
-    TL_SM_OVL2(min, N, T, T)                                                \
-    TL_SM_OVL2(fdiv, N, T, T)                                               \
-    TL_SM_OVL2(rem, N, T, T)
+    TL_SM_OVL2(maximum, N, T, T)                                            \
+    TL_SM_OVL2(minimum, N, T, T)                                            \
+    TL_SM_OVL2(floor_divide, N, T, T)                                       \
+    TL_SM_OVL2(remainder, N, T, T)
 TL_SM_DEF_FLOAT(f32, float, f)
 TL_SM_DEF_FLOAT(f64, double, )
 #undef TL_SM_DEF_FLOAT
@@ -460,11 +463,11 @@ typedef struct tl_sm_c128 {
         const R rat = b.re / b.im, scl = (R)1 / (b.im + b.re * rat);        \
         return tl_sm_cmake_##N(rat * scl, -scl);                            \
     }                                                                       \
-    /* a ** b where the answer is exact or special (NumPy's cpow): b == 0  \
-     * gives 1; a == 0 gives 0 for Re b > 0 (NumPy 2), else NaN; a real    \
-     * integer b in (-100, 100) multiplies by squaring.  Returns 1 with    \
-     * *r set, or 0: the caller computes exp(b log a) (libm's cpow on the  \
-     * CPU, the same formula in CUDA). */                                  \
+    /* a ** b where the answer is exact or special (NumPy's cpow): b == 0   \
+     * gives 1; a == 0 gives 0 for Re b > 0 (NumPy 2), else NaN; a real     \
+     * integer b in (-100, 100) multiplies by squaring.  Returns 1 with     \
+     * *r set, or 0: the caller computes exp(b log a) (libm's cpow on the   \
+     * CPU, the same formula in CUDA). */                                   \
     TL_HD int tl_sm_cpow_exact_##N(CT a, CT b, CT *r)                       \
     {                                                                       \
         if (b.re == 0 && b.im == 0) {                                       \

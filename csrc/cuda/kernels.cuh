@@ -515,19 +515,9 @@ template <class C> struct op_div {
     }
 };
 
-/* Floor division and remainder (Python's sign rule for integers, NumPy's
- * npy_divmod for floats), integer powers, NaN-propagating maximum and
- * minimum: scalar_math.h's, as the CPU kernels. */
-template <class C> struct op_floor_divide {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const { return tl_sm_fdiv(a, b); }
-};
-
-template <class C> struct op_remainder {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const { return tl_sm_rem(a, b); }
-};
-
+/* Integer powers and NaN-propagating maximum / minimum: scalar_math.h's,
+ * as the CPU kernels.  (floor_divide, remainder and the shifts have impl
+ * SM in the op table: their functors are generated below.) */
 template <class C> struct op_pow {
     typedef C R;
     TL_HD R operator()(C a, C b) const
@@ -552,7 +542,7 @@ template <class C> struct op_maximum {
             return C{(uint8_t)(a.v | b.v)};
         }
         else {
-            return tl_sm_max(a, b);
+            return tl_sm_maximum(a, b);
         }
     }
 };
@@ -565,7 +555,7 @@ template <class C> struct op_minimum {
             return C{(uint8_t)(a.v & b.v)};
         }
         else {
-            return tl_sm_min(a, b);
+            return tl_sm_minimum(a, b);
         }
     }
 };
@@ -656,18 +646,6 @@ TLK_BITWISE(op_bitwise_and, &)
 TLK_BITWISE(op_bitwise_or, |)
 TLK_BITWISE(op_bitwise_xor, ^)
 #undef TLK_BITWISE
-
-/* Shifts by a count < 0 or >= the width give 0 (or the sign fill for a
- * right shift of a negative), as NumPy: scalar_math.h's. */
-template <class C> struct op_lshift {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const { return tl_sm_shl(a, b); }
-};
-
-template <class C> struct op_rshift {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const { return tl_sm_shr(a, b); }
-};
 
 /* ---- unary ops ---------------------------------------------------------- */
 
@@ -864,6 +842,30 @@ TLK_UNARY(op_isfinite, b8, {
 TLK_UNARY(op_identity, C, { return a; })
 #undef TLK_FLOAT_UNARY
 #undef TLK_UNARY
+
+/* ---- functors of the ops whose impl is SM (tensorlib/op_table.h) ------
+ * op_<name> calls scalar_math.h's tl_sm_<name> overload: the CPU loops
+ * call the same function, so the two cannot differ. */
+#define TLK_SM_FUNCTOR_1_SM(name)                                           \
+    template <class C> struct op_##name {                                   \
+        typedef C R;                                                        \
+        TL_HD R operator()(C a) const { return tl_sm_##name(a); }           \
+    };
+#define TLK_SM_FUNCTOR_2_SM(name)                                           \
+    template <class C> struct op_##name {                                   \
+        typedef C R;                                                        \
+        TL_HD R operator()(C a, C b) const { return tl_sm_##name(a, b); }   \
+    };
+#define TLK_SM_FUNCTOR_1_LOCAL(name)
+#define TLK_SM_FUNCTOR_2_LOCAL(name)
+#define TLK_SM_UNARY(ID, name, py, set, res, impl, form, flags, hint, doc)  \
+    TLK_SM_FUNCTOR_1_##impl(name)
+#define TLK_SM_BINARY(ID, name, py, set, res, impl, form, flags, hint, doc) \
+    TLK_SM_FUNCTOR_2_##impl(name)
+TL_UNARY_OPS(TLK_SM_UNARY)
+TL_BINARY_OPS(TLK_SM_BINARY)
+#undef TLK_SM_UNARY
+#undef TLK_SM_BINARY
 
 /* ---- ternary ---------------------------------------------------------- */
 

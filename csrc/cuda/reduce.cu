@@ -117,7 +117,7 @@ template <class T, bool MAX> struct minmax {
     /* NaN propagating (scalar_math.h, as the CPU kernels). */
     TL_HD static A comb(A a, A b)
     {
-        return MAX ? tl_sm_max(a, b) : tl_sm_min(a, b);
+        return MAX ? tl_sm_maximum(a, b) : tl_sm_minimum(a, b);
     }
     TL_HD static void finish(const RedArgs &r, char *p, A a)
     {

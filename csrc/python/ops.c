@@ -254,9 +254,14 @@ static PyObject *nb_pos(PyObject *a)
     return Py_NewRef(a);
 }
 
-/* Method and functional forms, generated per op.  Methods: t.op(other,
- * *, alpha=None, out=None) and t.op_(other, *, alpha=None).  Functions:
- * tensorlib.op(input, other, *, alpha=None, out=None). */
+/* Method and functional forms, generated per row of TL_BINARY_OPS
+ * (tensorlib/op_table.h).  Methods: t.op(other, *, [alpha=None,]
+ * out=None) and t.op_(other, *, [alpha=None]).  Functions:
+ * tensorlib.op(input, other, *, [alpha=None,] out=None).  Every form
+ * parses alpha=, so that ops without one refuse a non-None alpha with
+ * TypeError naming it (core's check) and accept alpha=None, as before
+ * the table; only add and sub (form ALPHA_IP) show it in their
+ * signature. */
 static const char *const bin_names[] = {"other", "alpha", "out", NULL};
 static const char *const fn_names[] = {"input", "other", "alpha", "out",
                                        NULL};
