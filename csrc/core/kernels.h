@@ -165,9 +165,23 @@
 #define TL_OP_LOOPS_F(LOOP, name, res, impl)                                \
     TL_OP_LOOP1_(LOOP, name, f32, res, impl)                                \
     TL_OP_LOOP1_(LOOP, name, f64, res, impl)
+/* Complex: scalar_math.h takes and returns tl_sm_c64/c128 structs, the
+ * CPU loops hold C99 _Complex values; an SM row's complex element
+ * functions are wrappers name_smc_<N> that convert, which the kernel file
+ * writes with its TL_OP_SM_COMPLEX(name, N, T) (one argument in
+ * kernels_unary.c, two in kernels_binary.c). */
+#define TL_OP_ELEMC_LOCAL(name, N) name##_##N
+#define TL_OP_ELEMC_SM(name, N) name##_smc_##N
+#define TL_OP_CWRAP_LOCAL(name)
+#define TL_OP_CWRAP_SM(name)                                                \
+    TL_OP_SM_COMPLEX(name, c64, tl_c64) TL_OP_SM_COMPLEX(name, c128, tl_c128)
+#define TL_OP_LOOPC1_(LOOP, name, N, res, impl)                             \
+    LOOP(name##_loop_##N, T_##N, TL_OP_OUT(res, N),                         \
+         TL_OP_ELEMC_##impl(name, N))
 #define TL_OP_LOOPS_C(LOOP, name, res, impl)                                \
-    TL_OP_LOOP1_(LOOP, name, c64, res, impl)                                \
-    TL_OP_LOOP1_(LOOP, name, c128, res, impl)
+    TL_OP_CWRAP_##impl(name)                                                \
+    TL_OP_LOOPC1_(LOOP, name, c64, res, impl)                               \
+    TL_OP_LOOPC1_(LOOP, name, c128, res, impl)
 #define TL_OP_LOOPS_CLASS_(args, cls) TL_OP_LOOPS_##cls args
 /* All loops of one row. */
 #define TL_OP_LOOPS(LOOP, name, set, res, impl)                             \
@@ -188,6 +202,24 @@
 #define tl_k_half_from_float tl_sm_half_from_float
 #define tl_k_bf16_to_float tl_sm_bf16_to_float
 #define tl_k_bf16_from_float tl_sm_bf16_from_float
+
+/* _Complex values to and from scalar_math.h's structs. */
+static inline tl_sm_c64 tl_k_to_sm_c64(tl_c64 a)
+{
+    return tl_sm_cmake_c64(crealf(a), cimagf(a));
+}
+static inline tl_sm_c128 tl_k_to_sm_c128(tl_c128 a)
+{
+    return tl_sm_cmake_c128(creal(a), cimag(a));
+}
+static inline tl_c64 tl_k_from_sm_c64(tl_sm_c64 a)
+{
+    return CMPLXF(a.re, a.im);
+}
+static inline tl_c128 tl_k_from_sm_c128(tl_sm_c128 a)
+{
+    return CMPLX(a.re, a.im);
+}
 
 /* ---- kernel tables ------------------------------------------------------ */
 

@@ -156,20 +156,18 @@ DEF_FLOAT(f64, double, )
  * scalar_math.h's (on plain structs, shared with CUDA); the rest of pow is
  * libm's cpow, exp(b log a). */
 #define DEF_COMPLEX(N, T, R, SFX, MK)                                       \
-    static inline tl_sm_##N sm_##N(T a)                                     \
-    {                                                                       \
-        return tl_sm_cmake_##N(creal##SFX(a), cimag##SFX(a));               \
-    }                                                                       \
     static inline T add_##N(T a, T b) { return a + b; }                     \
     static inline T sub_##N(T a, T b) { return a - b; }                     \
     static inline T mul_##N(T a, T b)                                       \
     {                                                                       \
-        const tl_sm_##N r = tl_sm_cmul_##N(sm_##N(a), sm_##N(b));           \
+        const tl_sm_##N r = tl_sm_cmul_##N(tl_k_to_sm_##N(a),               \
+                                         tl_k_to_sm_##N(b));                \
         return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline T div_##N(T a, T b)                                       \
     {                                                                       \
-        const tl_sm_##N r = tl_sm_cdiv_##N(sm_##N(a), sm_##N(b));           \
+        const tl_sm_##N r = tl_sm_cdiv_##N(tl_k_to_sm_##N(a),               \
+                                         tl_k_to_sm_##N(b));                \
         return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline uint8_t eq_##N(T a, T b)                                  \
@@ -181,7 +179,8 @@ DEF_FLOAT(f64, double, )
     static inline T pow_##N(T a, T b)                                       \
     {                                                                       \
         tl_sm_##N r;                                                        \
-        if (tl_sm_cpow_exact_##N(sm_##N(a), sm_##N(b), &r)) {               \
+        if (tl_sm_cpow_exact_##N(tl_k_to_sm_##N(a), tl_k_to_sm_##N(b),      \
+                                 &r)) {                                     \
             return MK(r.re, r.im);                                          \
         }                                                                   \
         return cpow##SFX(a, b);                                             \
@@ -194,6 +193,13 @@ DEF_COMPLEX(c128, tl_c128, double, , CMPLX)
  * One per (op, compute dtype of its set), from the table; the alpha forms
  * of add/sub are written out below. */
 #define TABLE_LOOP(NAME, T, OT, F) BIN_LOOP(NAME, T, OT, NO_SETUP, F)
+/* An SM row's complex element function: scalar_math.h's on structs. */
+#define TL_OP_SM_COMPLEX(name, N, T)                                        \
+    static inline T name##_smc_##N(T a, T b)                                \
+    {                                                                       \
+        return tl_k_from_sm_##N(                                            \
+            tl_sm_##name##_##N(tl_k_to_sm_##N(a), tl_k_to_sm_##N(b)));      \
+    }
 #define TABLE_LOOPS(ID, name, py, set, res, impl, form, flags, hint, doc)   \
     TL_OP_LOOPS(TABLE_LOOP, name, set, res, impl)
 TL_BINARY_OPS(TABLE_LOOPS)

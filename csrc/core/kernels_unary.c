@@ -231,18 +231,15 @@ DEF_FLT(f64, double, )
 /* Complex: C99's functions where they exist; products and reciprocals
  * from scalar_math.h (NumPy's formulas, shared with CUDA). */
 #define DEF_CPX(N, T, R, SFX, MK)                                           \
-    static inline tl_sm_##N sm_##N(T a)                                     \
-    {                                                                       \
-        return tl_sm_cmake_##N(creal##SFX(a), cimag##SFX(a));               \
-    }                                                                       \
     static inline T cmul_##N(T a, T b)                                      \
     {                                                                       \
-        const tl_sm_##N r = tl_sm_cmul_##N(sm_##N(a), sm_##N(b));           \
+        const tl_sm_##N r = tl_sm_cmul_##N(tl_k_to_sm_##N(a),               \
+                                         tl_k_to_sm_##N(b));                \
         return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline T crecip_##N(T b)                                         \
     {                                                                       \
-        const tl_sm_##N r = tl_sm_crecip_##N(sm_##N(b));                    \
+        const tl_sm_##N r = tl_sm_crecip_##N(tl_k_to_sm_##N(b));            \
         return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline T neg_##N(T a) { return -a; }                             \
@@ -310,6 +307,12 @@ DEF_CPX(c128, tl_c128, double, , CMPLX)
 
 /* ---- loops: one per (op, compute dtype of its set), from the table ---- */
 
+/* An SM row's complex element function: scalar_math.h's on structs. */
+#define TL_OP_SM_COMPLEX(name, N, T)                                        \
+    static inline T name##_smc_##N(T a)                                     \
+    {                                                                       \
+        return tl_k_from_sm_##N(tl_sm_##name##_##N(tl_k_to_sm_##N(a)));     \
+    }
 #define TABLE_LOOPS(ID, name, py, set, res, impl, form, flags, hint, doc)   \
     TL_OP_LOOPS(UN_LOOP, name, set, res, impl)
 TL_UNARY_OPS(TABLE_LOOPS)

@@ -849,12 +849,28 @@ TLK_UNARY(op_identity, C, { return a; })
 #define TLK_SM_FUNCTOR_1_SM(name)                                           \
     template <class C> struct op_##name {                                   \
         typedef C R;                                                        \
-        TL_HD R operator()(C a) const { return tl_sm_##name(a); }           \
+        TL_HD R operator()(C a) const                                       \
+        {                                                                   \
+            if constexpr (is_cplx_v<C>) {                                   \
+                return from_sm(tl_sm_##name(sm(a)));                        \
+            }                                                               \
+            else {                                                          \
+                return tl_sm_##name(a);                                     \
+            }                                                               \
+        }                                                                   \
     };
 #define TLK_SM_FUNCTOR_2_SM(name)                                           \
     template <class C> struct op_##name {                                   \
         typedef C R;                                                        \
-        TL_HD R operator()(C a, C b) const { return tl_sm_##name(a, b); }   \
+        TL_HD R operator()(C a, C b) const                                  \
+        {                                                                   \
+            if constexpr (is_cplx_v<C>) {                                   \
+                return from_sm(tl_sm_##name(sm(a), sm(b)));                 \
+            }                                                               \
+            else {                                                          \
+                return tl_sm_##name(a, b);                                  \
+            }                                                               \
+        }                                                                   \
     };
 #define TLK_SM_FUNCTOR_1_LOCAL(name)
 #define TLK_SM_FUNCTOR_2_LOCAL(name)

@@ -176,8 +176,10 @@
 #define TL_UNARY_ALIASES(X)                                                 \
     X(negative, NEG) X(absolute, ABS) X(rint, ROUND) X(fix, TRUNC)          \
     X(invert, BITWISE_NOT)
-/* Python aliases (function and method, no in-place form): X(py, ID). */
-#define TL_UNARY_PY_ALIASES(X) X(negative, NEG)
+/* Python aliases (function and method, no in-place form): X(py, ID,
+ * sig), sig as the op's: ALPHA for add/sub, else PLAIN (tests/
+ * test_ops_table.py checks that it is). */
+#define TL_UNARY_PY_ALIASES(X) X(negative, NEG, PLAIN)
 
 /* ---- the binary ops -------------------------------------------------------
  * X(ID, name, py, set, res, impl, form, flags, hint, doc).  "Promoted" is
@@ -249,7 +251,8 @@
     X(bitwise_left_shift, LSHIFT) X(bitwise_right_shift, RSHIFT)            \
     X(left_shift, LSHIFT) X(right_shift, RSHIFT)
 /* Python aliases (function and method with the op's signature, no
- * in-place form): X(py, ID).  div/divide (rounding_mode=) are CUSTOM. */
-#define TL_BINARY_PY_ALIASES(X) X(subtract, SUB) X(multiply, MUL)
+ * in-place form): X(py, ID, sig) as above.  div/divide (rounding_mode=)
+ * are bound by hand. */
+#define TL_BINARY_PY_ALIASES(X) X(subtract, SUB, ALPHA) X(multiply, MUL, PLAIN)
 
 #endif /* TENSORLIB_OP_TABLE_H */
