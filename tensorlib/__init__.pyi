@@ -120,6 +120,7 @@ from ._C import (
     cos as cos,
     eq as eq,
     exp as exp,
+    exp2 as exp2,
     expm1 as expm1,
     floor as floor,
     floor_divide as floor_divide,

@@ -514,6 +514,32 @@ TL_SM_DEF_COMPLEX(c64, tl_sm_c64, float)
 TL_SM_DEF_COMPLEX(c128, tl_sm_c128, double)
 #undef TL_SM_DEF_COMPLEX
 
+/* ---- unary functions of the op table (impl SM) -------------------------
+ * tl_sm_<name>_<N> for each compute dtype of the row's set, each followed
+ * by its TL_SM_OVL1 (docs/adding-an-op.md). */
+
+/* exp2: 2 ** x.  Reals: libm's exp2.  Complex: NumPy's exp(z ln 2), the
+ * imaginary part kept exactly when it is 0. */
+TL_HD float tl_sm_exp2_f32(float x) { return exp2f(x); }
+TL_SM_OVL1(exp2, f32, float, float)
+TL_HD double tl_sm_exp2_f64(double x) { return exp2(x); }
+TL_SM_OVL1(exp2, f64, double, double)
+#define TL_SM_DEF_CEXP2(N, CT, R, SFX)                                      \
+    TL_HD CT tl_sm_exp2_##N(CT z)                                           \
+    {                                                                       \
+        const R ln2 = (R)0.693147180559945309417;                           \
+        const R x = z.re * ln2, y = z.im * ln2;                             \
+        const R e = exp##SFX(x);                                            \
+        if (y == 0) {                                                       \
+            return tl_sm_cmake_##N(e, y);                                   \
+        }                                                                   \
+        return tl_sm_cmake_##N(e * cos##SFX(y), e * sin##SFX(y));           \
+    }                                                                       \
+    TL_SM_OVL1(exp2, N, CT, CT)
+TL_SM_DEF_CEXP2(c64, tl_sm_c64, float, f)
+TL_SM_DEF_CEXP2(c128, tl_sm_c128, double, )
+#undef TL_SM_DEF_CEXP2
+
 #ifdef __cplusplus
 TL_HD int tl_sm_cpow_exact(tl_sm_c64 a, tl_sm_c64 b, tl_sm_c64 *r)
 {

@@ -170,7 +170,9 @@
     X(ISINF, isinf, isinf, BZFC, BOOL, LOCAL, NOIP, 0, "",                  \
       "Where input is +-inf, as bool.")                                     \
     X(ISFINITE, isfinite, isfinite, BZFC, BOOL, LOCAL, NOIP, 0, "",         \
-      "Where input is neither NaN nor infinite, as bool.")
+      "Where input is neither NaN nor infinite, as bool.")                  \
+    X(EXP2, exp2, exp2, FC, FLOAT, SM, IP, 0, "",                           \
+      "2 ** input; integers give float32.")
 
 /* Other names tl_op_unary_from_name accepts: X(alias, ID). */
 #define TL_UNARY_ALIASES(X)                                                 \
