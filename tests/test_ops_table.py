@@ -247,3 +247,47 @@ def test_cuda_matches_cpu_for_every_row(r):
                 fn(*[a.cuda() for a in args])
             continue
         _same(fn(*[a.cuda() for a in args]), want)
+
+
+# ---- memory ------------------------------------------------------------------
+
+def _table_round(a, i8, out):
+    for r in BOUND:
+        fn = getattr(tl, r["py"])
+        args = (a, a) if r["kind"] == "binary" else (a,)
+        iargs = (i8, i8) if r["kind"] == "binary" else (i8,)
+        for xs in (args, iargs):
+            try:
+                fn(*xs)
+            except (TypeError, ZeroDivisionError):
+                pass  # a refusal must release what it allocated
+        try:
+            fn(*args, out=out)
+        except TypeError:
+            pass
+    _C._op_table()
+
+
+def test_every_row_loops_with_flat_memory():
+    """Every row's function, on a float and an int8 operand (success or
+    refusal) and with out=, many times: allocator stats, operand
+    reference counts and versions stay where they were."""
+    import gc
+    a = tl.arange(12.0).reshape(3, 4) / 7 + 0.5
+    i8 = tl.arange(12, dtype=tl.int8).reshape(3, 4)
+    out = tl.empty(3, 4)
+    for _ in range(5):
+        _table_round(a, i8, out)
+    gc.collect()
+    refs = [sys.getrefcount(o) for o in (a, i8, out)]
+    versions = [t._version for t in (a, i8)]
+    stats = tl.memory_stats()
+    for _ in range(30):
+        _table_round(a, i8, out)
+    gc.collect()
+    after = tl.memory_stats()
+    assert [sys.getrefcount(o) for o in (a, i8, out)] == refs
+    assert [t._version for t in (a, i8)] == versions
+    assert after["active_bytes"] == stats["active_bytes"]
+    assert after["alloc_count"] - stats["alloc_count"] == \
+        after["free_count"] - stats["free_count"]
