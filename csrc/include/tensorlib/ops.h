@@ -220,10 +220,11 @@ typedef struct tl_op_info {
 TL_API const tl_op_info *tl_op_unary_info(int op);
 TL_API const tl_op_info *tl_op_binary_info(int op);
 
-/* Whether the kernel table of device type `type` (TL_DEVICE_CPU, or a
- * device whose row is installed) has op at compute dtype dt, and whether
- * the op table's set says it should.  A test walks every (op, dtype) and
- * requires the two to agree.  Returns 1 or 0. */
+/* Whether the CPU kernel table has a loop for op at compute dtype dt
+ * (has_kernel), and whether a row's set (TL_OPCL_ bits) contains dt
+ * (set_has_dtype; float16/bfloat16 count as F).  tests/test_ops_table.py
+ * requires the two to agree for every (op, dtype); the CUDA dispatch is
+ * expanded from the same set.  Returns 1 or 0. */
 TL_API int tl_op_unary_has_kernel(int op, tl_dtype dt);
 TL_API int tl_op_binary_has_kernel(int op, tl_dtype dt);
 TL_API int tl_op_set_has_dtype(unsigned set, tl_dtype dt);
