@@ -52,6 +52,7 @@ OPS = {
     "sqrt": (np.sqrt, "float", "positive"),
     "rsqrt": (lambda x: 1 / np.sqrt(x), "float", "positive"),
     "exp": (np.exp, "float", "smallnormal"),
+    "exp2": (np.exp2, "float", "smallnormal"),
     "expm1": (np.expm1, "float", "smallnormal"),
     "log": (np.log, "float", "positive"),
     "log1p": (np.log1p, "float", "positive"),
@@ -505,3 +506,21 @@ def test_round_decimals_errors_and_dtypes(torch):
         np.testing.assert_array_equal(
             to_np(tl.round(tl.tensor(x), decimals=dec)),
             torch.round(torch.from_numpy(x), decimals=dec).numpy())
+
+
+def test_exp2_integer_powers_exact_and_complex(torch):
+    """exp2 (added through the op table, docs/adding-an-op.md): integers
+    give float32 exact powers of two, as torch.exp2; complex is NumPy's
+    exp(z ln 2); in place on a float view."""
+    k = np.arange(-20, 21)
+    got = tl.exp2(tl.tensor(k))
+    assert got.dtype == tl.float32
+    assert to_np(got).tolist() == (2.0 ** k).astype(np.float32).tolist()
+    assert to_np(got).tolist() == torch.exp2(torch.tensor(k)).tolist()
+    z = np.array([0.5 + 1j, -2 - 0.25j, 3j, 1.5 + 0j])
+    np.testing.assert_allclose(to_np(tl.exp2(tl.tensor(z))), np.exp2(z),
+                               rtol=1e-13)
+    x = tl.tensor([[1.0, 2.0], [3.0, 4.0]]).t()
+    v = x._version
+    assert x.exp2_() is x and x._version == v + 1
+    assert to_np(x).tolist() == [[2.0, 8.0], [4.0, 16.0]]

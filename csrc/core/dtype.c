@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "dtype_impl.h"
+#include "scalar_math.h"
 #include "tensorlib/status.h"
 
 const tl_dtype_info tl_dtype_table[TL_DTYPE_COUNT] = {
@@ -90,125 +91,12 @@ bool tl_dtype_is_integral(tl_dtype dt, bool include_bool)
            (include_bool && k == TL_KIND_BOOL);
 }
 
-/* Note [Rounding to small floats]
- * A double is rounded once to a binary format with `ebits` exponent bits and
- * `mbits` stored mantissa bits: scale the magnitude so that the wanted
- * mantissa (including the implicit bit) becomes the integer part, then rint()
- * rounds half to even in the default rounding mode.  The scaling by a power
- * of two is exact, so there is exactly one rounding.  A carry into the next
- * binade is handled by the encoding itself (mantissa 2^mbits reads as the
- * next exponent); overflow gives infinity. */
-static uint16_t round_to_small_float(double x, int ebits, int mbits)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    const uint32_t sign = (uint32_t)(bits >> 63) << (ebits + mbits);
-    const uint32_t exp_all = (1u << ebits) - 1;
-    if (isnan(x)) {
-        return (uint16_t)(sign | (exp_all << mbits) | (1u << (mbits - 1)));
-    }
-    const double a = fabs(x);
-    if (isinf(a)) {
-        return (uint16_t)(sign | (exp_all << mbits));
-    }
-    if (a == 0.0) {
-        return (uint16_t)sign;
-    }
-    const int bias = (1 << (ebits - 1)) - 1;
-    const int emin = 1 - bias;
-    int e;
-    (void)frexp(a, &e);
-    int exp = e - 1; /* a in [2^exp, 2^(exp+1)) */
-    if (exp < emin) {
-        /* Subnormal: the unit is 2^(emin - mbits). */
-        double m = rint(ldexp(a, mbits - emin));
-        return (uint16_t)(sign | (uint32_t)m);
-    }
-    double m = rint(ldexp(a, mbits - exp)); /* in [2^mbits, 2^(mbits+1)] */
-    uint32_t mi = (uint32_t)m;
-    if (mi == (1u << (mbits + 1))) {
-        mi >>= 1;
-        exp += 1;
-    }
-    if (exp > bias) {
-        return (uint16_t)(sign | (exp_all << mbits));
-    }
-    return (uint16_t)(sign | ((uint32_t)(exp + bias) << mbits) |
-                      (mi - (1u << mbits)));
-}
-
-uint16_t tl_half_from_double(double x)
-{
-    return round_to_small_float(x, 5, 10);
-}
-
-uint16_t tl_bf16_from_double(double x)
-{
-    return round_to_small_float(x, 8, 7);
-}
-
-uint16_t tl_half_from_float(float x)
-{
-    uint32_t f;
-    memcpy(&f, &x, sizeof f);
-    const uint32_t sign = (f >> 16) & 0x8000u;
-    uint32_t a = f & 0x7fffffffu;
-    if (a >= 0x7f800000u) { /* inf or NaN */
-        return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
-    }
-    if (a >= 0x477ff000u) { /* >= 65520 rounds to infinity */
-        return (uint16_t)(sign | 0x7c00u);
-    }
-    if (a < 0x38800000u) { /* below 2^-14: a half subnormal */
-        /* Adding 0.5 puts the half-subnormal unit (2^-24) at the float's
-         * last mantissa bit, so the FPU's own round-to-even does the work. */
-        float fa;
-        memcpy(&fa, &a, sizeof fa);
-        fa += 0.5f;
-        uint32_t r;
-        memcpy(&r, &fa, sizeof r);
-        return (uint16_t)(sign | (r - 0x3f000000u));
-    }
-    const uint32_t odd = (a >> 13) & 1u;
-    a += 0xc8000000u /* rebias (15 - 127) << 23 */ + 0xfffu + odd;
-    return (uint16_t)(sign | (a >> 13));
-}
-
-float tl_half_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu;
-    const uint32_t m = h & 0x3ffu;
-    uint32_t f;
-    if (e == 0x1f) {
-        f = sign | 0x7f800000u | (m << 13);
-    } else if (e != 0) {
-        f = sign | ((e + 112u) << 23) | (m << 13);
-    } else {
-        float v = (float)m * 0x1p-24f;
-        memcpy(&f, &v, sizeof f);
-        f |= sign;
-    }
-    float out;
-    memcpy(&out, &f, sizeof out);
-    return out;
-}
-
-uint16_t tl_bf16_from_float(float x)
-{
-    uint32_t f;
-    memcpy(&f, &x, sizeof f);
-    if ((f & 0x7fffffffu) > 0x7f800000u) {
-        return (uint16_t)((f >> 16) | 0x40u);
-    }
-    f += 0x7fffu + ((f >> 16) & 1u);
-    return (uint16_t)(f >> 16);
-}
-
-float tl_bf16_to_float(uint16_t b)
-{
-    uint32_t f = (uint32_t)b << 16;
-    float out;
-    memcpy(&out, &f, sizeof out);
-    return out;
-}
+/* The conversions are csrc/core/scalar_math.h's (one copy for the CPU
+ * and CUDA kernels; Note [Rounding to small floats] there); these are
+ * their public, out-of-line names. */
+uint16_t tl_half_from_double(double x) { return tl_sm_half_from_double(x); }
+uint16_t tl_bf16_from_double(double x) { return tl_sm_bf16_from_double(x); }
+uint16_t tl_half_from_float(float x) { return tl_sm_half_from_float(x); }
+float tl_half_to_float(uint16_t h) { return tl_sm_half_to_float(h); }
+uint16_t tl_bf16_from_float(float x) { return tl_sm_bf16_from_float(x); }
+float tl_bf16_to_float(uint16_t b) { return tl_sm_bf16_to_float(b); }

@@ -13,6 +13,14 @@
 
 extern const tl_dtype_info tl_dtype_table[TL_DTYPE_COUNT];
 
+/* The dtype predicates, once (a tl_dtype_kind; bool or an integer). */
+static inline int tl_dtype_kind_of(int dt) { return tl_dtype_table[dt].kind; }
+static inline bool tl_dtype_is_intlike(int dt)
+{
+    int k = tl_dtype_kind_of(dt);
+    return k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT;
+}
+
 static inline int64_t tl_itemsize(int dt)
 {
     return tl_dtype_table[dt].itemsize;

@@ -1,6 +1,6 @@
 /* csrc/core/kernels.h — internal: what the CPU kernel files share: the C
  * type of every dtype, element conversions (Note [Element conversions]),
- * inline float16/bfloat16 conversions, and the kernel tables the op entry
+ * the scalar numerics (scalar_math.h), and the kernel tables the op entry
  * points look up.  Not part of the public API. */
 #ifndef TENSORLIB_CSRC_CORE_KERNELS_H
 #define TENSORLIB_CSRC_CORE_KERNELS_H
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dtype_impl.h"
+#include "scalar_math.h"
 #include "tensorlib/iter.h"
 #include "tensorlib/ops.h"
 
@@ -63,7 +64,19 @@
 #define T_c64 tl_c64
 #define T_c128 tl_c128
 
-/* Real component type of the complex ones. */
+/* Real component type of the complex ones (the type itself for the
+ * others): the output of a TL_OPR_REAL op such as abs. */
+#define RT_b uint8_t
+#define RT_u8 uint8_t
+#define RT_i8 int8_t
+#define RT_i16 int16_t
+#define RT_u16 uint16_t
+#define RT_i32 int32_t
+#define RT_u32 uint32_t
+#define RT_i64 int64_t
+#define RT_u64 uint64_t
+#define RT_f32 float
+#define RT_f64 double
 #define RT_c64 float
 #define RT_c128 double
 
@@ -119,71 +132,93 @@
     ROW_INT(op, c64, COMPLEX64) ROW_INT(op, c128, COMPLEX128)
 #define ROW_BOOL(op) ROW_INT(op, b, BOOL)
 
-/* ---- float16 / bfloat16, inline -----------------------------------------
- * The same algorithms as csrc/core/dtype.c (round to nearest even; the
- * tests check they agree), inline so that conversion loops stay tight. */
-static inline float tl_k_half_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu;
-    const uint32_t m = h & 0x3ffu;
-    uint32_t f;
-    if (e == 0x1f) {
-        f = sign | 0x7f800000u | (m << 13);
-    } else if (e != 0) {
-        f = sign | ((e + 112u) << 23) | (m << 13);
-    } else {
-        float v = (float)m * 0x1p-24f;
-        memcpy(&f, &v, sizeof f);
-        f |= sign;
-    }
-    float out;
-    memcpy(&out, &f, sizeof out);
-    return out;
-}
+/* ---- kernels from the op table (tensorlib/op_table.h) --------------------
+ * For a row X(ID, name, py, set, res, impl, ...): one loop per compute
+ * dtype of its set, named name_loop_<N>, computing the element function
+ * TL_OP_ELEM(impl, name, N) (name_<N>, or scalar_math.h's tl_sm_name_<N>)
+ * with output type TL_OP_OUT(res, N); and the table row
+ * [TL_<KIND>_<ID>] = {the loops}.  LOOP(NAME, T, OT, F) is the kernel
+ * file's loop shape. */
+#define TL_OP_ELEM_LOCAL(name, N) name##_##N
+#define TL_OP_ELEM_SM(name, N) tl_sm_##name##_##N
+#define TL_OP_ELEM(impl, name, N) TL_OP_ELEM_##impl(name, N)
+#define TL_OP_OUT_SAME(N) T_##N
+#define TL_OP_OUT_FLOAT(N) T_##N
+#define TL_OP_OUT_BOOL(N) uint8_t
+#define TL_OP_OUT_LOGICAL(N) uint8_t
+#define TL_OP_OUT_REAL(N) RT_##N
+#define TL_OP_OUT(res, N) TL_OP_OUT_##res(N)
 
-static inline uint16_t tl_k_half_from_float(float x)
-{
-    uint32_t f;
-    memcpy(&f, &x, sizeof f);
-    const uint32_t sign = (f >> 16) & 0x8000u;
-    uint32_t a = f & 0x7fffffffu;
-    if (a >= 0x7f800000u) {
-        return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
-    }
-    if (a >= 0x477ff000u) {
-        return (uint16_t)(sign | 0x7c00u);
-    }
-    if (a < 0x38800000u) {
-        float fa;
-        memcpy(&fa, &a, sizeof fa);
-        fa += 0.5f;
-        uint32_t r;
-        memcpy(&r, &fa, sizeof r);
-        return (uint16_t)(sign | (r - 0x3f000000u));
-    }
-    const uint32_t odd = (a >> 13) & 1u;
-    a += 0xc8000000u + 0xfffu + odd;
-    return (uint16_t)(sign | (a >> 13));
-}
+#define TL_OP_LOOP1_(LOOP, name, N, res, impl)                              \
+    LOOP(name##_loop_##N, T_##N, TL_OP_OUT(res, N), TL_OP_ELEM(impl, name, N))
+#define TL_OP_LOOPS_B(LOOP, name, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, b, res, impl)
+#define TL_OP_LOOPS_Z(LOOP, name, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u8, res, impl)                                 \
+    TL_OP_LOOP1_(LOOP, name, i8, res, impl)                                 \
+    TL_OP_LOOP1_(LOOP, name, i16, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u16, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, i32, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u32, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, i64, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, u64, res, impl)
+#define TL_OP_LOOPS_F(LOOP, name, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, f32, res, impl)                                \
+    TL_OP_LOOP1_(LOOP, name, f64, res, impl)
+/* Complex: scalar_math.h takes and returns tl_sm_c64/c128 structs, the
+ * CPU loops hold C99 _Complex values; an SM row's complex element
+ * functions are wrappers name_smc_<N> that convert, which the kernel file
+ * writes with its TL_OP_SM_COMPLEX(name, N, T) (one argument in
+ * kernels_unary.c, two in kernels_binary.c). */
+#define TL_OP_ELEMC_LOCAL(name, N) name##_##N
+#define TL_OP_ELEMC_SM(name, N) name##_smc_##N
+#define TL_OP_CWRAP_LOCAL(name)
+#define TL_OP_CWRAP_SM(name)                                                \
+    TL_OP_SM_COMPLEX(name, c64, tl_c64) TL_OP_SM_COMPLEX(name, c128, tl_c128)
+#define TL_OP_LOOPC1_(LOOP, name, N, res, impl)                             \
+    LOOP(name##_loop_##N, T_##N, TL_OP_OUT(res, N),                         \
+         TL_OP_ELEMC_##impl(name, N))
+#define TL_OP_LOOPS_C(LOOP, name, res, impl)                                \
+    TL_OP_CWRAP_##impl(name)                                                \
+    TL_OP_LOOPC1_(LOOP, name, c64, res, impl)                               \
+    TL_OP_LOOPC1_(LOOP, name, c128, res, impl)
+#define TL_OP_LOOPS_CLASS_(args, cls) TL_OP_LOOPS_##cls args
+/* All loops of one row. */
+#define TL_OP_LOOPS(LOOP, name, set, res, impl)                             \
+    TL_OPSET_##set(TL_OP_LOOPS_CLASS_, (LOOP, name, res, impl))
 
-static inline float tl_k_bf16_to_float(uint16_t b)
-{
-    uint32_t f = (uint32_t)b << 16;
-    float out;
-    memcpy(&out, &f, sizeof out);
-    return out;
-}
+#define TL_OP_ROWS_B(op) ROW_BOOL(op)
+#define TL_OP_ROWS_Z(op) ROW_ALL_INTS(op)
+#define TL_OP_ROWS_F(op) ROW_FLOATS(op)
+#define TL_OP_ROWS_C(op) ROW_COMPLEX(op)
+#define TL_OP_ROWS_CLASS_(op, cls) TL_OP_ROWS_##cls(op)
+/* The designated initialisers of one row: [TL_DTYPE_x] = name_loop_x, ... */
+#define TL_OP_ROWS(name, set) TL_OPSET_##set(TL_OP_ROWS_CLASS_, name)
 
-static inline uint16_t tl_k_bf16_from_float(float x)
+/* ---- float16 / bfloat16 --------------------------------------------------
+ * The conversions live once, in scalar_math.h (shared with the CUDA
+ * kernels); the short names below are what the kernel files spell. */
+#define tl_k_half_to_float tl_sm_half_to_float
+#define tl_k_half_from_float tl_sm_half_from_float
+#define tl_k_bf16_to_float tl_sm_bf16_to_float
+#define tl_k_bf16_from_float tl_sm_bf16_from_float
+
+/* _Complex values to and from scalar_math.h's structs. */
+static inline tl_sm_c64 tl_k_to_sm_c64(tl_c64 a)
 {
-    uint32_t f;
-    memcpy(&f, &x, sizeof f);
-    if ((f & 0x7fffffffu) > 0x7f800000u) {
-        return (uint16_t)((f >> 16) | 0x40u);
-    }
-    f += 0x7fffu + ((f >> 16) & 1u);
-    return (uint16_t)(f >> 16);
+    return tl_sm_cmake_c64(crealf(a), cimagf(a));
+}
+static inline tl_sm_c128 tl_k_to_sm_c128(tl_c128 a)
+{
+    return tl_sm_cmake_c128(creal(a), cimag(a));
+}
+static inline tl_c64 tl_k_from_sm_c64(tl_sm_c64 a)
+{
+    return CMPLXF(a.re, a.im);
+}
+static inline tl_c128 tl_k_from_sm_c128(tl_sm_c128 a)
+{
+    return CMPLX(a.re, a.im);
 }
 
 /* ---- kernel tables ------------------------------------------------------ */

@@ -27,55 +27,16 @@ TL_KERNEL_OPTIMIZE
 #define CV1_(cs, cd, S, D, x) CV2_(cs, cd, S, D, x)
 #define CV2_(cs, cd, S, D, x) CV_##cs##_##cd(S, D, x)
 
-/* Saturating float (as double) to integer. */
-#define DEF_SAT(N, T, MIN, MAX)                                             \
-    static inline T sat_##N(double x)                                       \
-    {                                                                       \
-        if (x != x) {                                                       \
-            return 0;                                                       \
-        }                                                                   \
-        if (x <= (double)(MIN)) {                                           \
-            return (MIN);                                                   \
-        }                                                                   \
-        if (x >= (double)(MAX)) {                                           \
-            return (MAX);                                                   \
-        }                                                                   \
-        return (T)x;                                                        \
-    }
-DEF_SAT(u8, uint8_t, 0, UINT8_MAX)
-DEF_SAT(i8, int8_t, INT8_MIN, INT8_MAX)
-DEF_SAT(i16, int16_t, INT16_MIN, INT16_MAX)
-DEF_SAT(u16, uint16_t, 0, UINT16_MAX)
-DEF_SAT(i32, int32_t, INT32_MIN, INT32_MAX)
-DEF_SAT(u32, uint32_t, 0, UINT32_MAX)
-DEF_SAT(i64, int64_t, INT64_MIN, INT64_MAX)
-DEF_SAT(u64, uint64_t, 0, UINT64_MAX)
-
-/* uint64 as a double rounded to odd at 53 bits: exact below 2^53; above,
- * the bits shifted out are folded into a sticky bit.  A second rounding
- * to 24 bits or fewer is then correct. */
-static inline double u64_to_double_rto(uint64_t u)
-{
-    if (u < (UINT64_C(1) << 53)) {
-        return (double)u;
-    }
-    int shift = 0;
-    while ((u >> shift) >= (UINT64_C(1) << 53)) {
-        shift++;
-    }
-    uint64_t m = u >> shift;
-    if (u & ((UINT64_C(1) << shift) - 1)) {
-        m |= 1;
-    }
-    return ldexp((double)m, shift);
-}
-
-static inline double i64_to_double_rto(int64_t i)
-{
-    uint64_t mag = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
-    double d = u64_to_double_rto(mag);
-    return i < 0 ? -d : d;
-}
+/* Saturating float (as double) to integer, and int64/uint64 to double
+ * rounded to odd: scalar_math.h (tl_sm_sat_*, tl_sm_*_to_double_rto). */
+#define sat_u8 tl_sm_sat_u8
+#define sat_i8 tl_sm_sat_i8
+#define sat_i16 tl_sm_sat_i16
+#define sat_u16 tl_sm_sat_u16
+#define sat_i32 tl_sm_sat_i32
+#define sat_u32 tl_sm_sat_u32
+#define sat_i64 tl_sm_sat_i64
+#define sat_u64 tl_sm_sat_u64
 
 #define I2D_u8(x) ((double)(x))
 #define I2D_i8(x) ((double)(x))
@@ -83,8 +44,8 @@ static inline double i64_to_double_rto(int64_t i)
 #define I2D_u16(x) ((double)(x))
 #define I2D_i32(x) ((double)(x))
 #define I2D_u32(x) ((double)(x))
-#define I2D_i64(x) i64_to_double_rto(x)
-#define I2D_u64(x) u64_to_double_rto(x)
+#define I2D_i64(x) tl_sm_i64_to_double_rto(x)
+#define I2D_u64(x) tl_sm_u64_to_double_rto(x)
 
 #define H_FROM_f32(x) tl_k_half_from_float(x)
 #define H_FROM_f64(x) tl_half_from_double(x)

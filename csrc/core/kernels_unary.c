@@ -37,23 +37,27 @@ TL_KERNEL_OPTIMIZE
 /* ---- element functions -------------------------------------------------- */
 
 #define DEF_UINT(N, T, WU)                                                  \
-    static inline T neg_##N(T a) { return (T)((WU)0 - (WU)a); }            \
-    static inline T abs_##N(T a) { return a; }                             \
-    static inline T sign_##N(T a) { return (T)(a > 0); }                   \
-    static inline T relu_##N(T a) { return a; }                            \
-    static inline T square_##N(T a) { return (T)((WU)a * (WU)a); }         \
-    static inline T bnot_##N(T a) { return (T)~a; }                        \
-    static inline uint8_t false_##N(T a) { (void)a; return 0; }            \
-    static inline uint8_t true_##N(T a) { (void)a; return 1; }
+    static inline T neg_##N(T a) { return (T)((WU)0 - (WU)a); }             \
+    static inline T abs_##N(T a) { return a; }                              \
+    static inline T sign_##N(T a) { return (T)(a > 0); }                    \
+    static inline T relu_##N(T a) { return a; }                             \
+    static inline T square_##N(T a) { return (T)((WU)a * (WU)a); }          \
+    static inline T bitwise_not_##N(T a) { return (T)~a; }                  \
+    static inline T sgn_##N(T a) { return sign_##N(a); }                    \
+    static inline uint8_t isnan_##N(T a) { (void)a; return 0; }             \
+    static inline uint8_t isinf_##N(T a) { (void)a; return 0; }             \
+    static inline uint8_t isfinite_##N(T a) { (void)a; return 1; }
 #define DEF_SINT(N, T, WU)                                                  \
-    static inline T neg_##N(T a) { return (T)((WU)0 - (WU)a); }            \
-    static inline T abs_##N(T a) { return a < 0 ? neg_##N(a) : a; }        \
-    static inline T sign_##N(T a) { return (T)((a > 0) - (a < 0)); }       \
-    static inline T relu_##N(T a) { return a > 0 ? a : 0; }                \
-    static inline T square_##N(T a) { return (T)((WU)a * (WU)a); }         \
-    static inline T bnot_##N(T a) { return (T)~a; }                        \
-    static inline uint8_t false_##N(T a) { (void)a; return 0; }            \
-    static inline uint8_t true_##N(T a) { (void)a; return 1; }
+    static inline T neg_##N(T a) { return (T)((WU)0 - (WU)a); }             \
+    static inline T abs_##N(T a) { return a < 0 ? neg_##N(a) : a; }         \
+    static inline T sign_##N(T a) { return (T)((a > 0) - (a < 0)); }        \
+    static inline T relu_##N(T a) { return a > 0 ? a : 0; }                 \
+    static inline T square_##N(T a) { return (T)((WU)a * (WU)a); }          \
+    static inline T bitwise_not_##N(T a) { return (T)~a; }                  \
+    static inline T sgn_##N(T a) { return sign_##N(a); }                    \
+    static inline uint8_t isnan_##N(T a) { (void)a; return 0; }             \
+    static inline uint8_t isinf_##N(T a) { (void)a; return 0; }             \
+    static inline uint8_t isfinite_##N(T a) { (void)a; return 1; }
 DEF_UINT(u8, uint8_t, uint32_t)
 DEF_SINT(i8, int8_t, uint32_t)
 DEF_SINT(i16, int16_t, uint32_t)
@@ -64,10 +68,12 @@ DEF_SINT(i64, int64_t, uint64_t)
 DEF_UINT(u64, uint64_t, uint64_t)
 
 static inline uint8_t sign_b(uint8_t a) { return a; }
-static inline uint8_t lnot_b(uint8_t a) { return !a; }
-static inline uint8_t bnot_b(uint8_t a) { return !a; }
-static inline uint8_t false_b(uint8_t a) { (void)a; return 0; }
-static inline uint8_t true_b(uint8_t a) { (void)a; return 1; }
+static inline uint8_t sgn_b(uint8_t a) { return a; }
+static inline uint8_t logical_not_b(uint8_t a) { return !a; }
+static inline uint8_t bitwise_not_b(uint8_t a) { return !a; }
+static inline uint8_t isnan_b(uint8_t a) { (void)a; return 0; }
+static inline uint8_t isinf_b(uint8_t a) { (void)a; return 0; }
+static inline uint8_t isfinite_b(uint8_t a) { (void)a; return 1; }
 
 /* Note [float32 exp and log]
  * libm's expf/logf are calls the vectoriser cannot see through (about 5 ns
@@ -177,34 +183,35 @@ static inline float fast_log10f(float x)
 
 /* Floats: sign keeps NaN (NumPy) and gives +0 for +-0; relu keeps NaN. */
 #define DEF_FLT(N, T, SFX)                                                  \
-    static inline T neg_##N(T a) { return -a; }                            \
-    static inline T abs_##N(T a) { return fabs##SFX(a); }                  \
+    static inline T neg_##N(T a) { return -a; }                             \
+    static inline T abs_##N(T a) { return fabs##SFX(a); }                   \
     static inline T sign_##N(T a)                                           \
     {                                                                       \
         return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;            \
     }                                                                       \
-    static inline T sqrt_##N(T a) { return sqrt##SFX(a); }                 \
-    static inline T rsqrt_##N(T a) { return (T)1 / sqrt##SFX(a); }         \
-    static inline T exp_##N(T a) { return EXPFN_##SFX(a); }                \
-    static inline T expm1_##N(T a) { return expm1##SFX(a); }               \
-    static inline T log_##N(T a) { return LOGFN_##SFX(a); }                \
-    static inline T log1p_##N(T a) { return log1p##SFX(a); }               \
-    static inline T log2_##N(T a) { return LOG2FN_##SFX(a); }              \
-    static inline T log10_##N(T a) { return LOG10FN_##SFX(a); }            \
-    static inline T sin_##N(T a) { return sin##SFX(a); }                   \
-    static inline T cos_##N(T a) { return cos##SFX(a); }                   \
-    static inline T tan_##N(T a) { return tan##SFX(a); }                   \
-    static inline T tanh_##N(T a) { return tanh##SFX(a); }                 \
+    static inline T sgn_##N(T a) { return sign_##N(a); }                    \
+    static inline T sqrt_##N(T a) { return sqrt##SFX(a); }                  \
+    static inline T rsqrt_##N(T a) { return (T)1 / sqrt##SFX(a); }          \
+    static inline T exp_##N(T a) { return EXPFN_##SFX(a); }                 \
+    static inline T expm1_##N(T a) { return expm1##SFX(a); }                \
+    static inline T log_##N(T a) { return LOGFN_##SFX(a); }                 \
+    static inline T log1p_##N(T a) { return log1p##SFX(a); }                \
+    static inline T log2_##N(T a) { return LOG2FN_##SFX(a); }               \
+    static inline T log10_##N(T a) { return LOG10FN_##SFX(a); }             \
+    static inline T sin_##N(T a) { return sin##SFX(a); }                    \
+    static inline T cos_##N(T a) { return cos##SFX(a); }                    \
+    static inline T tan_##N(T a) { return tan##SFX(a); }                    \
+    static inline T tanh_##N(T a) { return tanh##SFX(a); }                  \
     static inline T sigmoid_##N(T a)                                        \
     {                                                                       \
         return (T)1 / ((T)1 + EXPFN_##SFX(-a));                             \
     }                                                                       \
-    static inline T relu_##N(T a) { return a < 0 ? (T)0 : a; }             \
-    static inline T floor_##N(T a) { return floor##SFX(a); }               \
-    static inline T ceil_##N(T a) { return ceil##SFX(a); }                 \
-    /* Half to even, as nearbyint in the default rounding mode: adding  \
-     * and subtracting 2^(mantissa bits) rounds |a| at the units place; \
-     * values that large are integers already (and NaN stays). */       \
+    static inline T relu_##N(T a) { return a < 0 ? (T)0 : a; }              \
+    static inline T floor_##N(T a) { return floor##SFX(a); }                \
+    static inline T ceil_##N(T a) { return ceil##SFX(a); }                  \
+    /* Half to even, as nearbyint in the default rounding mode: adding      \
+     * and subtracting 2^(mantissa bits) rounds |a| at the units place;     \
+     * values that large are integers already (and NaN stays). */           \
     static inline T round_##N(T a)                                          \
     {                                                                       \
         const T big = ROUND_BIG_##SFX;                                      \
@@ -212,39 +219,30 @@ static inline float fast_log10f(float x)
         T r = copysign##SFX((m + big) - big, a);                            \
         return m < big ? r : a;                                             \
     }                                                                       \
-    static inline T trunc_##N(T a) { return trunc##SFX(a); }               \
-    static inline T recip_##N(T a) { return (T)1 / a; }                    \
-    static inline T square_##N(T a) { return a * a; }                      \
-    static inline uint8_t isnan_##N(T a) { return a != a; }                \
-    static inline uint8_t isinf_##N(T a) { return isinf(a) != 0; }         \
+    static inline T trunc_##N(T a) { return trunc##SFX(a); }                \
+    static inline T reciprocal_##N(T a) { return (T)1 / a; }                \
+    static inline T square_##N(T a) { return a * a; }                       \
+    static inline uint8_t isnan_##N(T a) { return a != a; }                 \
+    static inline uint8_t isinf_##N(T a) { return isinf(a) != 0; }          \
     static inline uint8_t isfinite_##N(T a) { return isfinite(a) != 0; }
 DEF_FLT(f32, float, f)
 DEF_FLT(f64, double, )
 
-/* Complex: C99's functions where they exist; products and quotients as
- * NumPy writes them (see kernels_binary.c). */
+/* Complex: C99's functions where they exist; products and reciprocals
+ * from scalar_math.h (NumPy's formulas, shared with CUDA). */
 #define DEF_CPX(N, T, R, SFX, MK)                                           \
     static inline T cmul_##N(T a, T b)                                      \
     {                                                                       \
-        R ar = creal##SFX(a), ai = cimag##SFX(a);                           \
-        R br = creal##SFX(b), bi = cimag##SFX(b);                           \
-        return MK(ar * br - ai * bi, ar * bi + ai * br);                    \
+        const tl_sm_##N r = tl_sm_cmul_##N(tl_k_to_sm_##N(a),               \
+                                         tl_k_to_sm_##N(b));                \
+        return MK(r.re, r.im);                                              \
     }                                                                       \
     static inline T crecip_##N(T b)                                         \
     {                                                                       \
-        R br = creal##SFX(b), bi = cimag##SFX(b);                           \
-        R abr = fabs##SFX(br), abi = fabs##SFX(bi);                         \
-        if (abr >= abi) {                                                   \
-            if (abr == 0 && abi == 0) {                                     \
-                return MK((R)1 / abr, (R)0 / abr);                          \
-            }                                                               \
-            R rat = bi / br, scl = (R)1 / (br + bi * rat);                  \
-            return MK(scl, -rat * scl);                                     \
-        }                                                                   \
-        R rat = br / bi, scl = (R)1 / (bi + br * rat);                      \
-        return MK(rat * scl, -scl);                                         \
+        const tl_sm_##N r = tl_sm_crecip_##N(tl_k_to_sm_##N(b));            \
+        return MK(r.re, r.im);                                              \
     }                                                                       \
-    static inline T neg_##N(T a) { return -a; }                            \
+    static inline T neg_##N(T a) { return -a; }                             \
     static inline R abs_##N(T a)                                            \
     {                                                                       \
         return hypot##SFX(creal##SFX(a), cimag##SFX(a));                    \
@@ -255,9 +253,9 @@ DEF_FLT(f64, double, )
         return m == 0 ? MK(0, 0)                                            \
                       : MK(creal##SFX(a) / m, cimag##SFX(a) / m);           \
     }                                                                       \
-    static inline T sqrt_##N(T a) { return csqrt##SFX(a); }                \
-    static inline T rsqrt_##N(T a) { return crecip_##N(csqrt##SFX(a)); }   \
-    static inline T exp_##N(T a) { return cexp##SFX(a); }                  \
+    static inline T sqrt_##N(T a) { return csqrt##SFX(a); }                 \
+    static inline T rsqrt_##N(T a) { return crecip_##N(csqrt##SFX(a)); }    \
+    static inline T exp_##N(T a) { return cexp##SFX(a); }                   \
     static inline T expm1_##N(T a)                                          \
     {                                                                       \
         R x = creal##SFX(a), y = cimag##SFX(a);                             \
@@ -265,7 +263,7 @@ DEF_FLT(f64, double, )
         return MK(expm1##SFX(x) * cos##SFX(y) - 2 * s * s,                  \
                   exp##SFX(x) * sin##SFX(y));                               \
     }                                                                       \
-    static inline T log_##N(T a) { return clog##SFX(a); }                  \
+    static inline T log_##N(T a) { return clog##SFX(a); }                   \
     static inline T log1p_##N(T a)                                          \
     {                                                                       \
         R x = creal##SFX(a), y = cimag##SFX(a);                             \
@@ -275,23 +273,23 @@ DEF_FLT(f64, double, )
     static inline T log2_##N(T a)                                           \
     {                                                                       \
         T l = clog##SFX(a);                                                 \
-        return MK(creal##SFX(l) / (R)M_LN2, cimag##SFX(l) / (R)M_LN2);     \
+        return MK(creal##SFX(l) / (R)M_LN2, cimag##SFX(l) / (R)M_LN2);      \
     }                                                                       \
     static inline T log10_##N(T a)                                          \
     {                                                                       \
         T l = clog##SFX(a);                                                 \
-        return MK(creal##SFX(l) / (R)M_LN10, cimag##SFX(l) / (R)M_LN10);   \
+        return MK(creal##SFX(l) / (R)M_LN10, cimag##SFX(l) / (R)M_LN10);    \
     }                                                                       \
-    static inline T sin_##N(T a) { return csin##SFX(a); }                  \
-    static inline T cos_##N(T a) { return ccos##SFX(a); }                  \
-    static inline T tan_##N(T a) { return ctan##SFX(a); }                  \
-    static inline T tanh_##N(T a) { return ctanh##SFX(a); }                \
+    static inline T sin_##N(T a) { return csin##SFX(a); }                   \
+    static inline T cos_##N(T a) { return ccos##SFX(a); }                   \
+    static inline T tan_##N(T a) { return ctan##SFX(a); }                   \
+    static inline T tanh_##N(T a) { return ctanh##SFX(a); }                 \
     static inline T sigmoid_##N(T a)                                        \
     {                                                                       \
         return crecip_##N(MK(1, 0) + cexp##SFX(-a));                        \
     }                                                                       \
-    static inline T recip_##N(T a) { return crecip_##N(a); }               \
-    static inline T square_##N(T a) { return cmul_##N(a, a); }             \
+    static inline T reciprocal_##N(T a) { return crecip_##N(a); }           \
+    static inline T square_##N(T a) { return cmul_##N(a, a); }              \
     static inline uint8_t isnan_##N(T a)                                    \
     {                                                                       \
         return isnan(creal##SFX(a)) || isnan(cimag##SFX(a));                \
@@ -307,66 +305,18 @@ DEF_FLT(f64, double, )
 DEF_CPX(c64, tl_c64, float, f, CMPLXF)
 DEF_CPX(c128, tl_c128, double, , CMPLX)
 
-/* ---- loops -------------------------------------------------------------- */
+/* ---- loops: one per (op, compute dtype of its set), from the table ---- */
 
-#define U(op, N, T, OT, F) UN_LOOP(op##_loop_##N, T, OT, F)
-
-#define INT_LOOPS(N, T)                                                     \
-    U(neg, N, T, T, neg_##N)                                                \
-    U(abs, N, T, T, abs_##N)                                                \
-    U(sign, N, T, T, sign_##N)                                              \
-    U(relu, N, T, T, relu_##N)                                              \
-    U(square, N, T, T, square_##N)                                          \
-    U(bnot, N, T, T, bnot_##N)                                              \
-    U(isnan, N, T, uint8_t, false_##N)                                      \
-    U(isinf, N, T, uint8_t, false_##N)                                      \
-    U(isfinite, N, T, uint8_t, true_##N)
-FOR_INTS(INT_LOOPS)
-U(sign, b, uint8_t, uint8_t, sign_b)
-U(lnot, b, uint8_t, uint8_t, lnot_b)
-U(bnot, b, uint8_t, uint8_t, bnot_b)
-U(isnan, b, uint8_t, uint8_t, false_b)
-U(isinf, b, uint8_t, uint8_t, false_b)
-U(isfinite, b, uint8_t, uint8_t, true_b)
-
-#define FLOATING_LOOPS(N, T)                                                \
-    U(neg, N, T, T, neg_##N)                                                \
-    U(exp, N, T, T, exp_##N)                                                \
-    U(expm1, N, T, T, expm1_##N)                                            \
-    U(log, N, T, T, log_##N)                                                \
-    U(log1p, N, T, T, log1p_##N)                                            \
-    U(log2, N, T, T, log2_##N)                                              \
-    U(log10, N, T, T, log10_##N)                                            \
-    U(sin, N, T, T, sin_##N)                                                \
-    U(cos, N, T, T, cos_##N)                                                \
-    U(tan, N, T, T, tan_##N)                                                \
-    U(tanh, N, T, T, tanh_##N)                                              \
-    U(sigmoid, N, T, T, sigmoid_##N)                                        \
-    U(recip, N, T, T, recip_##N)                                            \
-    U(square, N, T, T, square_##N)                                          \
-    U(isnan, N, T, uint8_t, isnan_##N)                                      \
-    U(isinf, N, T, uint8_t, isinf_##N)                                      \
-    U(isfinite, N, T, uint8_t, isfinite_##N)
-FOR_FLOATS(FLOATING_LOOPS)
-FOR_COMPLEX(FLOATING_LOOPS)
-
-#define REAL_FLOAT_LOOPS(N, T)                                              \
-    U(abs, N, T, T, abs_##N)                                                \
-    U(sign, N, T, T, sign_##N)                                              \
-    U(relu, N, T, T, relu_##N)                                              \
-    U(floor, N, T, T, floor_##N)                                            \
-    U(ceil, N, T, T, ceil_##N)                                              \
-    U(round, N, T, T, round_##N)                                            \
-    U(trunc, N, T, T, trunc_##N)
-FOR_FLOATS(REAL_FLOAT_LOOPS)
-U(abs, c64, tl_c64, float, abs_c64)
-U(abs, c128, tl_c128, double, abs_c128)
-U(sgn, c64, tl_c64, tl_c64, sgn_c64)
-U(sgn, c128, tl_c128, tl_c128, sgn_c128)
-U(sqrt, c64, tl_c64, tl_c64, sqrt_c64)
-U(sqrt, c128, tl_c128, tl_c128, sqrt_c128)
-U(rsqrt, c64, tl_c64, tl_c64, rsqrt_c64)
-U(rsqrt, c128, tl_c128, tl_c128, rsqrt_c128)
+/* An SM row's complex element function: scalar_math.h's on structs. */
+#define TL_OP_SM_COMPLEX(name, N, T)                                        \
+    static inline T name##_smc_##N(T a)                                     \
+    {                                                                       \
+        return tl_k_from_sm_##N(tl_sm_##name##_##N(tl_k_to_sm_##N(a)));     \
+    }
+#define TABLE_LOOPS(ID, name, py, set, res, impl, form, flags, hint, doc)   \
+    TL_OP_LOOPS(UN_LOOP, name, set, res, impl)
+TL_UNARY_OPS(TABLE_LOOPS)
+#undef TABLE_LOOPS
 
 /* Note [sqrt without errno]
  * gcc keeps libm's errno for sqrt unless -fno-math-errno is on the command
@@ -414,71 +364,43 @@ SQRT_ROWS(f64, double, __m128d, _mm_loadu_pd, _mm_storeu_pd, _mm_sqrt_pd,
           _mm_set1_pd, _mm_div_pd, sse_sqrt_f64, 2)
 #define SQRT_LOOP_PAIR(N)                                                   \
     TL_MULTIVERSION                                                         \
-    static void sqrt_loop_##N(char **data, const int64_t *st, int64_t n0,   \
+    static void sqrt_fast_loop_##N(char **data, const int64_t *st,          \
+                                   int64_t n0,                              \
                               int64_t n1, void *vctx)                       \
     {                                                                       \
         sqrt_rows_##N(data, st, n0, n1, vctx, false);                       \
     }                                                                       \
     TL_MULTIVERSION                                                         \
-    static void rsqrt_loop_##N(char **data, const int64_t *st, int64_t n0,  \
+    static void rsqrt_fast_loop_##N(char **data, const int64_t *st,         \
+                                    int64_t n0,                             \
                                int64_t n1, void *vctx)                      \
     {                                                                       \
         sqrt_rows_##N(data, st, n0, n1, vctx, true);                        \
     }
 SQRT_LOOP_PAIR(f32)
 SQRT_LOOP_PAIR(f64)
-#else
-U(sqrt, f32, float, float, sqrt_f32)
-U(sqrt, f64, double, double, sqrt_f64)
-U(rsqrt, f32, float, float, rsqrt_f32)
-U(rsqrt, f64, double, double, rsqrt_f64)
 #endif
 
-#define ROW_SGN_REAL                                                        \
-    [TL_DTYPE_BOOL] = sign_loop_b, [TL_DTYPE_UINT8] = sign_loop_u8,         \
-    [TL_DTYPE_INT8] = sign_loop_i8, [TL_DTYPE_INT16] = sign_loop_i16,       \
-    [TL_DTYPE_UINT16] = sign_loop_u16, [TL_DTYPE_INT32] = sign_loop_i32,    \
-    [TL_DTYPE_UINT32] = sign_loop_u32, [TL_DTYPE_INT64] = sign_loop_i64,    \
-    [TL_DTYPE_UINT64] = sign_loop_u64, [TL_DTYPE_FLOAT32] = sign_loop_f32,  \
-    [TL_DTYPE_FLOAT64] = sign_loop_f64,
-
-/* Ops absent for integer dtypes (the float ones) never see one: the op
- * converts integer inputs to float32 first.  floor/ceil/round/trunc on
- * integers are copies, done by the op entry point. */
+/* The table: the loops of each op's set (tensorlib/op_table.h).  Ops
+ * whose result rule is FLOAT never see an integer compute dtype (the op
+ * computes in float32); floor/ceil/round/trunc of integers are copies,
+ * chosen by the op entry point (TL_OPF_INT_IDENTITY). */
 static const tl_iter_loop2d unary_table[TL_UNARY_OP_COUNT][TL_DTYPE_COUNT] = {
-    [TL_UNARY_NEG] = {ROW_ALL_INTS(neg) ROW_FLOATS(neg) ROW_COMPLEX(neg)},
-    [TL_UNARY_ABS] = {ROW_ALL_INTS(abs) ROW_FLOATS(abs) ROW_COMPLEX(abs)},
-    [TL_UNARY_SIGN] = {ROW_SGN_REAL},
-    [TL_UNARY_SGN] = {ROW_SGN_REAL ROW_COMPLEX(sgn)},
-    [TL_UNARY_SQRT] = {ROW_FLOATS(sqrt) ROW_COMPLEX(sqrt)},
-    [TL_UNARY_RSQRT] = {ROW_FLOATS(rsqrt) ROW_COMPLEX(rsqrt)},
-    [TL_UNARY_EXP] = {ROW_FLOATS(exp) ROW_COMPLEX(exp)},
-    [TL_UNARY_EXPM1] = {ROW_FLOATS(expm1) ROW_COMPLEX(expm1)},
-    [TL_UNARY_LOG] = {ROW_FLOATS(log) ROW_COMPLEX(log)},
-    [TL_UNARY_LOG1P] = {ROW_FLOATS(log1p) ROW_COMPLEX(log1p)},
-    [TL_UNARY_LOG2] = {ROW_FLOATS(log2) ROW_COMPLEX(log2)},
-    [TL_UNARY_LOG10] = {ROW_FLOATS(log10) ROW_COMPLEX(log10)},
-    [TL_UNARY_SIN] = {ROW_FLOATS(sin) ROW_COMPLEX(sin)},
-    [TL_UNARY_COS] = {ROW_FLOATS(cos) ROW_COMPLEX(cos)},
-    [TL_UNARY_TAN] = {ROW_FLOATS(tan) ROW_COMPLEX(tan)},
-    [TL_UNARY_TANH] = {ROW_FLOATS(tanh) ROW_COMPLEX(tanh)},
-    [TL_UNARY_SIGMOID] = {ROW_FLOATS(sigmoid) ROW_COMPLEX(sigmoid)},
-    [TL_UNARY_RELU] = {ROW_ALL_INTS(relu) ROW_FLOATS(relu)},
-    [TL_UNARY_FLOOR] = {ROW_FLOATS(floor)},
-    [TL_UNARY_CEIL] = {ROW_FLOATS(ceil)},
-    [TL_UNARY_ROUND] = {ROW_FLOATS(round)},
-    [TL_UNARY_TRUNC] = {ROW_FLOATS(trunc)},
-    [TL_UNARY_RECIPROCAL] = {ROW_FLOATS(recip) ROW_COMPLEX(recip)},
-    [TL_UNARY_SQUARE] = {ROW_ALL_INTS(square) ROW_FLOATS(square)
-                             ROW_COMPLEX(square)},
-    [TL_UNARY_LOGICAL_NOT] = {ROW_BOOL(lnot)},
-    [TL_UNARY_BITWISE_NOT] = {ROW_BOOL(bnot) ROW_ALL_INTS(bnot)},
-    [TL_UNARY_ISNAN] = {ROW_BOOL(isnan) ROW_ALL_INTS(isnan)
-                            ROW_FLOATS(isnan) ROW_COMPLEX(isnan)},
-    [TL_UNARY_ISINF] = {ROW_BOOL(isinf) ROW_ALL_INTS(isinf)
-                            ROW_FLOATS(isinf) ROW_COMPLEX(isinf)},
-    [TL_UNARY_ISFINITE] = {ROW_BOOL(isfinite) ROW_ALL_INTS(isfinite)
-                               ROW_FLOATS(isfinite) ROW_COMPLEX(isfinite)},
+#define TABLE_ROW(ID, name, py, set, res, impl, form, flags, hint, doc)     \
+    [TL_UNARY_##ID] = {TL_OP_ROWS(name, set)},
+    TL_UNARY_OPS(TABLE_ROW)
+#undef TABLE_ROW
+};
+
+/* Hand-vectorised loops that replace a table loop (Note [sqrt without
+ * errno]); NULL: the table's. */
+static const tl_iter_loop2d unary_fast[TL_UNARY_OP_COUNT][TL_DTYPE_COUNT] = {
+#if defined(__x86_64__) && defined(__SSE2__)
+    [TL_UNARY_SQRT] = {[TL_DTYPE_FLOAT32] = sqrt_fast_loop_f32,
+                       [TL_DTYPE_FLOAT64] = sqrt_fast_loop_f64},
+    [TL_UNARY_RSQRT] = {[TL_DTYPE_FLOAT32] = rsqrt_fast_loop_f32,
+                        [TL_DTYPE_FLOAT64] = rsqrt_fast_loop_f64},
+#endif
 };
 
 tl_iter_loop2d tl_unary_kernel_get(int op, int dt)
@@ -486,7 +408,7 @@ tl_iter_loop2d tl_unary_kernel_get(int op, int dt)
     if (op < 0 || op >= TL_UNARY_OP_COUNT || !tl_dtype_valid(dt)) {
         return NULL;
     }
-    return unary_table[op][dt];
+    return unary_fast[op][dt] ? unary_fast[op][dt] : unary_table[op][dt];
 }
 
 /* ---- where ----------------------------------------------------------------

@@ -14,102 +14,53 @@
 #include "kernels.h"
 #include "shape.h"
 
-/* ---- names -------------------------------------------------------------- */
+/* ---- the op table ------------------------------------------------------
+ * Every row of TL_UNARY_OPS / TL_BINARY_OPS (tensorlib/op_table.h) as a
+ * tl_op_info; the type checks below read these instead of naming ops. */
 
-static const char *const binary_names[TL_BINARY_OP_COUNT] = {
-    [TL_BINARY_ADD] = "add",
-    [TL_BINARY_SUB] = "sub",
-    [TL_BINARY_MUL] = "mul",
-    [TL_BINARY_DIV] = "div",
-    [TL_BINARY_FLOOR_DIVIDE] = "floor_divide",
-    [TL_BINARY_REMAINDER] = "remainder",
-    [TL_BINARY_POW] = "pow",
-    [TL_BINARY_MAXIMUM] = "maximum",
-    [TL_BINARY_MINIMUM] = "minimum",
-    [TL_BINARY_EQ] = "eq",
-    [TL_BINARY_NE] = "ne",
-    [TL_BINARY_LT] = "lt",
-    [TL_BINARY_LE] = "le",
-    [TL_BINARY_GT] = "gt",
-    [TL_BINARY_GE] = "ge",
-    [TL_BINARY_LOGICAL_AND] = "logical_and",
-    [TL_BINARY_LOGICAL_OR] = "logical_or",
-    [TL_BINARY_LOGICAL_XOR] = "logical_xor",
-    [TL_BINARY_BITWISE_AND] = "bitwise_and",
-    [TL_BINARY_BITWISE_OR] = "bitwise_or",
-    [TL_BINARY_BITWISE_XOR] = "bitwise_xor",
-    [TL_BINARY_LSHIFT] = "lshift",
-    [TL_BINARY_RSHIFT] = "rshift",
-};
+#define INFO_ROW(ID, name, py, set, res, impl, form, flags, hint, doc)      \
+    {#name, #py, TL_OPSET_MASK(set), TL_OPR_##res, TL_OP_FLAGS(form, flags), \
+     hint, doc},
+static const tl_op_info unary_info[] = {TL_UNARY_OPS(INFO_ROW)};
+static const tl_op_info binary_info[] = {TL_BINARY_OPS(INFO_ROW)};
+#undef INFO_ROW
+_Static_assert(sizeof unary_info / sizeof unary_info[0] == TL_UNARY_OP_COUNT,
+               "one unary_info row per unary op");
+_Static_assert(sizeof binary_info / sizeof binary_info[0] ==
+                   TL_BINARY_OP_COUNT,
+               "one binary_info row per binary op");
 
+/* The device table's extra op codes (tensorlib/device_table.h) never
+ * collide with a table op, nor with each other. */
+_Static_assert(TL_BINARY_OP_COUNT < TL_DEV_ADD_ALPHA &&
+                   TL_UNARY_OP_COUNT < TL_DEV_UNARY_COPY &&
+                   TL_DEV_ADD_ALPHA != TL_DEV_UNARY_COPY,
+               "device op codes collide with the op table");
+
+#define ALIAS_ROW_U(alias, ID) {#alias, TL_UNARY_##ID},
+#define ALIAS_ROW_B(alias, ID) {#alias, TL_BINARY_##ID},
 static const struct {
     const char *name;
     int op;
-} binary_aliases[] = {
-    {"subtract", TL_BINARY_SUB},
-    {"multiply", TL_BINARY_MUL},
-    {"true_divide", TL_BINARY_DIV},
-    {"divide", TL_BINARY_DIV},
-    {"fmod_floor", TL_BINARY_REMAINDER},
-    {"greater", TL_BINARY_GT},
-    {"greater_equal", TL_BINARY_GE},
-    {"less", TL_BINARY_LT},
-    {"less_equal", TL_BINARY_LE},
-    {"not_equal", TL_BINARY_NE},
-    {"bitwise_left_shift", TL_BINARY_LSHIFT},
-    {"bitwise_right_shift", TL_BINARY_RSHIFT},
-    {"left_shift", TL_BINARY_LSHIFT},
-    {"right_shift", TL_BINARY_RSHIFT},
-    {"float_power", -1},
-};
+} unary_aliases[] = {TL_UNARY_ALIASES(ALIAS_ROW_U)},
+  binary_aliases[] = {TL_BINARY_ALIASES(ALIAS_ROW_B)};
+#undef ALIAS_ROW_U
+#undef ALIAS_ROW_B
 
-static const char *const unary_names[TL_UNARY_OP_COUNT] = {
-    [TL_UNARY_NEG] = "neg",
-    [TL_UNARY_ABS] = "abs",
-    [TL_UNARY_SIGN] = "sign",
-    [TL_UNARY_SGN] = "sgn",
-    [TL_UNARY_SQRT] = "sqrt",
-    [TL_UNARY_RSQRT] = "rsqrt",
-    [TL_UNARY_EXP] = "exp",
-    [TL_UNARY_EXPM1] = "expm1",
-    [TL_UNARY_LOG] = "log",
-    [TL_UNARY_LOG1P] = "log1p",
-    [TL_UNARY_LOG2] = "log2",
-    [TL_UNARY_LOG10] = "log10",
-    [TL_UNARY_SIN] = "sin",
-    [TL_UNARY_COS] = "cos",
-    [TL_UNARY_TAN] = "tan",
-    [TL_UNARY_TANH] = "tanh",
-    [TL_UNARY_SIGMOID] = "sigmoid",
-    [TL_UNARY_RELU] = "relu",
-    [TL_UNARY_FLOOR] = "floor",
-    [TL_UNARY_CEIL] = "ceil",
-    [TL_UNARY_ROUND] = "round",
-    [TL_UNARY_TRUNC] = "trunc",
-    [TL_UNARY_RECIPROCAL] = "reciprocal",
-    [TL_UNARY_SQUARE] = "square",
-    [TL_UNARY_LOGICAL_NOT] = "logical_not",
-    [TL_UNARY_BITWISE_NOT] = "bitwise_not",
-    [TL_UNARY_ISNAN] = "isnan",
-    [TL_UNARY_ISINF] = "isinf",
-    [TL_UNARY_ISFINITE] = "isfinite",
-};
+const tl_op_info *tl_op_unary_info(int op)
+{
+    return op >= 0 && op < TL_UNARY_OP_COUNT ? &unary_info[op] : NULL;
+}
 
-static const struct {
-    const char *name;
-    int op;
-} unary_aliases[] = {
-    {"negative", TL_UNARY_NEG},
-    {"absolute", TL_UNARY_ABS},
-    {"rint", TL_UNARY_ROUND},
-    {"fix", TL_UNARY_TRUNC},
-    {"invert", TL_UNARY_BITWISE_NOT},
-};
+const tl_op_info *tl_op_binary_info(int op)
+{
+    return op >= 0 && op < TL_BINARY_OP_COUNT ? &binary_info[op] : NULL;
+}
 
 int tl_op_binary_from_name(const char *name)
 {
     for (int i = 0; i < TL_BINARY_OP_COUNT; i++) {
-        if (strcmp(name, binary_names[i]) == 0) {
+        if (strcmp(name, binary_info[i].name) == 0) {
             return i;
         }
     }
@@ -124,13 +75,13 @@ int tl_op_binary_from_name(const char *name)
 
 const char *tl_op_binary_name(int op)
 {
-    return op >= 0 && op < TL_BINARY_OP_COUNT ? binary_names[op] : NULL;
+    return op >= 0 && op < TL_BINARY_OP_COUNT ? binary_info[op].name : NULL;
 }
 
 int tl_op_unary_from_name(const char *name)
 {
     for (int i = 0; i < TL_UNARY_OP_COUNT; i++) {
-        if (strcmp(name, unary_names[i]) == 0) {
+        if (strcmp(name, unary_info[i].name) == 0) {
             return i;
         }
     }
@@ -145,19 +96,39 @@ int tl_op_unary_from_name(const char *name)
 
 const char *tl_op_unary_name(int op)
 {
-    return op >= 0 && op < TL_UNARY_OP_COUNT ? unary_names[op] : NULL;
+    return op >= 0 && op < TL_UNARY_OP_COUNT ? unary_info[op].name : NULL;
+}
+
+/* The TL_OPCL_ class of a compute dtype (float16/bfloat16: F). */
+static unsigned class_of(int dt)
+{
+    switch (tl_dtype_kind_of(dt)) {
+    case TL_KIND_BOOL: return TL_OPCL_B;
+    case TL_KIND_INT:
+    case TL_KIND_UINT: return TL_OPCL_Z;
+    case TL_KIND_FLOAT: return TL_OPCL_F;
+    default: return TL_OPCL_C;
+    }
+}
+
+int tl_op_set_has_dtype(unsigned set, tl_dtype dt)
+{
+    return tl_dtype_valid(dt) && (set & class_of(dt)) != 0;
+}
+
+int tl_op_unary_has_kernel(int op, tl_dtype dt)
+{
+    return tl_unary_kernel_get(op, dt) != NULL;
+}
+
+int tl_op_binary_has_kernel(int op, tl_dtype dt)
+{
+    return tl_binary_kernel_get(op, dt) != NULL;
 }
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int kind_of(int dt) { return tl_dtype_table[dt].kind; }
 static const char *dname(int dt) { return tl_dtype_table[dt].name; }
-
-static bool is_intlike(int dt)
-{
-    int k = kind_of(dt);
-    return k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT;
-}
 
 /* float16 and bfloat16 compute in float32. */
 static int kernel_dtype(int dt)
@@ -335,94 +306,65 @@ static tl_tensor_impl *run_op(tl_iter_config *c, tl_iter_loop2d kernel,
 
 /* ---- binary ops --------------------------------------------------------- */
 
+/* The op's compute and result dtypes from its row (tensorlib/op_table.h):
+ * the result rule applied to dt (the promoted input dtype), then the set
+ * of compute dtypes with kernels.  operands names the input dtypes in the
+ * refusal (NULL: dt). */
+static int row_types(const tl_op_info *row, int dt, const char *operands,
+                     int *compute, int *result)
+{
+    *compute = *result = dt;
+    switch (row->res) {
+    case TL_OPR_FLOAT:
+        if (tl_dtype_is_intlike(dt)) {
+            *compute = *result = TL_DEFAULT_FLOAT;
+        }
+        break;
+    case TL_OPR_BOOL:
+        *result = TL_DTYPE_BOOL;
+        break;
+    case TL_OPR_LOGICAL:
+        *compute = *result = TL_DTYPE_BOOL;
+        break;
+    case TL_OPR_REAL:
+        if (dt == TL_DTYPE_COMPLEX64) {
+            *result = TL_DTYPE_FLOAT32;
+        } else if (dt == TL_DTYPE_COMPLEX128) {
+            *result = TL_DTYPE_FLOAT64;
+        }
+        break;
+    default:
+        break;
+    }
+    const int k = tl_dtype_kind_of(*compute);
+    if ((row->flags & TL_OPF_BOOL_AS_INT64) && k == TL_KIND_BOOL) {
+        *compute = *result = TL_DTYPE_INT64;
+    }
+    if ((row->flags & TL_OPF_INT_IDENTITY) &&
+        (k == TL_KIND_INT || k == TL_KIND_UINT)) {
+        return 0; /* a copy */
+    }
+    if (!tl_op_set_has_dtype(row->set, (tl_dtype)*compute)) {
+        return tl_error(TL_ERR_TYPE, "%s is not supported for %s%s",
+                        row->name, operands ? operands : dname(*compute),
+                        row->hint);
+    }
+    return 0;
+}
+
 /* compute: the dtype inputs are read as; result: the output's. */
 static int binary_types(int op, tl_tensor_impl *a, tl_tensor_impl *b,
                         int *compute, int *result)
 {
+    const tl_op_info *row = &binary_info[op];
     tl_tensor_impl *ab[2] = {a, b};
-    const int common = tl_result_type(2, ab);
-    const int k = kind_of(common);
-    const char *name = binary_names[op];
-    *compute = *result = common;
-    switch (op) {
-    case TL_BINARY_ADD:
-    case TL_BINARY_MUL:
-        return 0;
-    case TL_BINARY_SUB:
-        if (a->dtype == TL_DTYPE_BOOL && b->dtype == TL_DTYPE_BOOL) {
-            return tl_error(TL_ERR_TYPE,
-                            "sub: bool - bool has no bool result; for the "
-                            "elements that differ use a ^ b "
-                            "(logical_xor)");
-        }
-        if (a->dtype == TL_DTYPE_BOOL || b->dtype == TL_DTYPE_BOOL) {
-            return tl_error(TL_ERR_TYPE,
-                            "sub: a bool operand (%s - %s) is refused; to "
-                            "invert a mask use ~mask (logical_not), or "
-                            "convert it to a number dtype first",
-                            dname(a->dtype), dname(b->dtype));
-        }
-        return 0;
-    case TL_BINARY_DIV:
-        if (is_intlike(common)) {
-            *compute = *result = TL_DEFAULT_FLOAT;
-        }
-        return 0;
-    case TL_BINARY_FLOOR_DIVIDE:
-    case TL_BINARY_REMAINDER:
-    case TL_BINARY_POW:
-        if (k == TL_KIND_BOOL ||
-            (k == TL_KIND_COMPLEX && op != TL_BINARY_POW)) {
-            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
-                            dname(common));
-        }
-        return 0;
-    case TL_BINARY_MAXIMUM:
-    case TL_BINARY_MINIMUM:
-        if (k == TL_KIND_COMPLEX) {
-            return tl_error(TL_ERR_TYPE,
-                            "%s: complex numbers have no order (%s)", name,
-                            dname(common));
-        }
-        return 0;
-    case TL_BINARY_EQ:
-    case TL_BINARY_NE:
-        *result = TL_DTYPE_BOOL;
-        return 0;
-    case TL_BINARY_LT:
-    case TL_BINARY_LE:
-    case TL_BINARY_GT:
-    case TL_BINARY_GE:
-        if (k == TL_KIND_COMPLEX) {
-            return tl_error(TL_ERR_TYPE,
-                            "%s is not supported for complex tensors (%s)",
-                            name, dname(common));
-        }
-        *result = TL_DTYPE_BOOL;
-        return 0;
-    case TL_BINARY_LOGICAL_AND:
-    case TL_BINARY_LOGICAL_OR:
-    case TL_BINARY_LOGICAL_XOR:
-        *compute = *result = TL_DTYPE_BOOL;
-        return 0;
-    case TL_BINARY_BITWISE_AND:
-    case TL_BINARY_BITWISE_OR:
-    case TL_BINARY_BITWISE_XOR:
-        if (!is_intlike(common)) {
-            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
-                            dname(common));
-        }
-        return 0;
-    case TL_BINARY_LSHIFT:
-    case TL_BINARY_RSHIFT:
-        if (k != TL_KIND_INT && k != TL_KIND_UINT) {
-            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
-                            dname(common));
-        }
-        return 0;
-    default:
-        return tl_error(TL_ERR_VALUE, "unknown binary op %d", op);
+    if ((row->flags & TL_OPF_NO_BOOL_OPERAND) &&
+        (a->dtype == TL_DTYPE_BOOL || b->dtype == TL_DTYPE_BOOL)) {
+        return tl_error(TL_ERR_TYPE, "%s is not supported for bool operands "
+                        "(%s and %s)%s", row->name, dname(a->dtype),
+                        dname(b->dtype), row->hint);
     }
+    return row_types(row, (int)tl_result_type(2, ab), NULL, compute, result);
 }
 
 int tl_op_binary_result_type(int op, tl_tensor_impl *a, tl_tensor_impl *b,
@@ -444,7 +386,7 @@ int tl_op_binary_result_type(int op, tl_tensor_impl *a, tl_tensor_impl *b,
  * one only for complex results. */
 static int check_alpha(const tl_scalar *alpha, int dt)
 {
-    int k = kind_of(dt);
+    int k = tl_dtype_kind_of(dt);
     if (alpha->kind == TL_KIND_BOOL && dt != TL_DTYPE_BOOL) {
         return tl_error(TL_ERR_TYPE,
                         "alpha: a bool alpha needs a bool result, not %s",
@@ -478,7 +420,7 @@ static int check_alpha(const tl_scalar *alpha, int dt)
 static int check_scalar_fits(const tl_scalar *alpha, int dt, bool negate,
                              const char *what)
 {
-    const int k = kind_of(dt);
+    const int k = tl_dtype_kind_of(dt);
     bool ok = true;
     if ((k == TL_KIND_INT || k == TL_KIND_UINT) &&
         alpha->kind != TL_KIND_FLOAT && alpha->kind != TL_KIND_COMPLEX) {
@@ -562,7 +504,7 @@ static int check_wrapped_fits(tl_tensor_impl *t, int dt, bool ints_only,
                               const char *what)
 {
     tl_scalar v;
-    const int k = kind_of(dt);
+    const int k = tl_dtype_kind_of(dt);
     if (!t || !(t->flags & TL_FLAG_WRAPPED_NUMBER) ||
         (ints_only && k != TL_KIND_INT && k != TL_KIND_UINT)) {
         return 0;
@@ -613,23 +555,23 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         tl_error(TL_ERR_VALUE, "unknown binary op %d", op);
         return NULL;
     }
+    const tl_op_info *row = &binary_info[op];
     if (!a || !b) {
-        tl_error(TL_ERR_VALUE, "%s: an operand is NULL", binary_names[op]);
+        tl_error(TL_ERR_VALUE, "%s: an operand is NULL", row->name);
         return NULL;
     }
-    if (alpha && op != TL_BINARY_ADD && op != TL_BINARY_SUB) {
+    if (alpha && !(row->flags & TL_OPF_ALPHA)) {
         /* Only add and sub scale their second operand; silently ignoring
          * alpha (mul(a, b, alpha=2) == a * b) would hide a caller's
          * mistake.  PyTorch's other ops have no alpha argument either. */
         tl_error(TL_ERR_TYPE, "%s() got an unexpected keyword argument "
-                 "'alpha'", binary_names[op]);
+                 "'alpha'", row->name);
         return NULL;
     }
     if (binary_types(op, a, b, &compute, &result) < 0) {
         return NULL;
     }
-    if ((op == TL_BINARY_LOGICAL_AND || op == TL_BINARY_LOGICAL_OR ||
-         op == TL_BINARY_LOGICAL_XOR) &&
+    if ((row->flags & TL_OPF_LOGICAL_COMMON) &&
         (a->ndim == 0 || b->ndim == 0) && a->dtype != b->dtype) {
         tl_tensor_impl *ab[2] = {a, b};
         const int common = (int)tl_result_type(2, ab);
@@ -643,7 +585,7 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     int kop = op;
     tl_kernel_ctx kctx;
     memset(&kctx, 0, sizeof kctx);
-    if (alpha && (op == TL_BINARY_ADD || op == TL_BINARY_SUB)) {
+    if (alpha) { /* add or sub (TL_OPF_ALPHA) */
         if (check_alpha(alpha, compute) < 0 ||
             check_scalar_fits(alpha, compute, op == TL_BINARY_SUB,
                               "alpha") < 0) {
@@ -668,7 +610,7 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     }
     tl_iter_loop2d kernel = tl_binary_kernel_get(kop, kdt);
     if (!kernel) {
-        tl_error(TL_ERR_TYPE, "%s is not supported for %s", binary_names[op],
+        tl_error(TL_ERR_TYPE, "%s is not supported for %s", row->name,
                  dname(compute));
         return NULL;
     }
@@ -676,10 +618,9 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     /* Integer division by zero and negative integer powers are refused
      * before anything is allocated or written. */
     tl_tensor_impl *ab[2] = {a, b};
-    const bool int_compute = kind_of(compute) == TL_KIND_INT ||
-                             kind_of(compute) == TL_KIND_UINT;
-    if (int_compute && (op == TL_BINARY_FLOOR_DIVIDE ||
-                        op == TL_BINARY_REMAINDER) &&
+    const bool int_compute = tl_dtype_kind_of(compute) == TL_KIND_INT ||
+                             tl_dtype_kind_of(compute) == TL_KIND_UINT;
+    if (int_compute && (row->flags & TL_OPF_ZERO_DIV) &&
         broadcast_numel(2, ab) > 0) {
         rc = scan_for_zero(b, compute);
         if (rc < 0) {
@@ -688,7 +629,7 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         if (rc) {
             tl_error(TL_ERR_ZERO_DIVISION,
                      "integer division or modulo by zero (%s of %s "
-                     "tensors)", binary_names[op], dname(compute));
+                     "tensors)", row->name, dname(compute));
             return NULL;
         }
     }
@@ -705,7 +646,7 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
      * PyTorch does. */
     const bool half_result = result == TL_DTYPE_FLOAT16 ||
                              result == TL_DTYPE_BFLOAT16;
-    if (op == TL_BINARY_POW && (int_compute || half_result) &&
+    if ((row->flags & TL_OPF_POW_EXPONENT) && (int_compute || half_result) &&
         (b->flags & TL_FLAG_WRAPPED_NUMBER)) {
         tl_scalar e;
         if (tl_tensor_item(b, &e) < 0) {
@@ -741,92 +682,7 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
 
 static int unary_types(int op, int a, int *compute, int *result)
 {
-    const int k = kind_of(a);
-    const char *name = unary_names[op];
-    *compute = *result = a;
-    switch (op) {
-    case TL_UNARY_NEG:
-        if (k == TL_KIND_BOOL) {
-            return tl_error(TL_ERR_TYPE,
-                            "neg: a bool tensor has no negation; to invert "
-                            "a mask use ~mask (logical_not)");
-        }
-        return 0;
-    case TL_UNARY_ABS:
-        if (k == TL_KIND_BOOL) {
-            return tl_error(TL_ERR_TYPE, "abs is not supported for bool");
-        }
-        if (a == TL_DTYPE_COMPLEX64) {
-            *result = TL_DTYPE_FLOAT32;
-        } else if (a == TL_DTYPE_COMPLEX128) {
-            *result = TL_DTYPE_FLOAT64;
-        }
-        return 0;
-    case TL_UNARY_SIGN:
-        if (k == TL_KIND_COMPLEX) {
-            return tl_error(TL_ERR_TYPE,
-                            "sign() is not defined for complex dtype %s; "
-                            "sgn() gives z / |z|",
-                            tl_dtype_table[a].name);
-        }
-        return 0;
-    case TL_UNARY_SGN:
-        return 0;
-    case TL_UNARY_SQRT:
-    case TL_UNARY_RSQRT:
-    case TL_UNARY_EXP:
-    case TL_UNARY_EXPM1:
-    case TL_UNARY_LOG:
-    case TL_UNARY_LOG1P:
-    case TL_UNARY_LOG2:
-    case TL_UNARY_LOG10:
-    case TL_UNARY_SIN:
-    case TL_UNARY_COS:
-    case TL_UNARY_TAN:
-    case TL_UNARY_TANH:
-    case TL_UNARY_SIGMOID:
-    case TL_UNARY_RECIPROCAL:
-        if (is_intlike(a)) {
-            *compute = *result = TL_DEFAULT_FLOAT;
-        }
-        return 0;
-    case TL_UNARY_RELU:
-        if (k == TL_KIND_BOOL || k == TL_KIND_COMPLEX) {
-            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
-                            dname(a));
-        }
-        return 0;
-    case TL_UNARY_FLOOR:
-    case TL_UNARY_CEIL:
-    case TL_UNARY_ROUND:
-    case TL_UNARY_TRUNC:
-        if (k == TL_KIND_COMPLEX || k == TL_KIND_BOOL) {
-            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
-                            dname(a));
-        }
-        return 0;
-    case TL_UNARY_SQUARE:
-        if (k == TL_KIND_BOOL) {
-            *compute = *result = TL_DTYPE_INT64;
-        }
-        return 0;
-    case TL_UNARY_LOGICAL_NOT:
-        *compute = *result = TL_DTYPE_BOOL;
-        return 0;
-    case TL_UNARY_BITWISE_NOT:
-        if (!is_intlike(a)) {
-            return tl_error(TL_ERR_TYPE, "%s is not supported for %s", name,
-                            dname(a));
-        }
-        return 0;
-    case TL_UNARY_ISNAN:
-    case TL_UNARY_ISINF:
-    case TL_UNARY_ISFINITE:
-        *result = TL_DTYPE_BOOL;
-        return 0;
-    default:
-        return tl_error(TL_ERR_VALUE, "unknown unary op %d", op);
-    }
+    return row_types(&unary_info[op], a, NULL, compute, result);
 }
 
 int tl_op_unary_result_type(int op, tl_dtype a, tl_dtype *out)
@@ -851,7 +707,7 @@ tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
         return NULL;
     }
     if (!a) {
-        tl_error(TL_ERR_VALUE, "%s: the operand is NULL", unary_names[op]);
+        tl_error(TL_ERR_VALUE, "%s: the operand is NULL", unary_info[op].name);
         return NULL;
     }
     if (unary_types(op, a->dtype, &compute, &result) < 0) {
@@ -860,16 +716,16 @@ tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
     const int kdt = kernel_dtype(compute);
     tl_iter_loop2d kernel;
     int dev_op = op;
-    if ((op == TL_UNARY_FLOOR || op == TL_UNARY_CEIL ||
-         op == TL_UNARY_ROUND || op == TL_UNARY_TRUNC) &&
-        is_intlike(compute)) {
+    if ((unary_info[op].flags & TL_OPF_INT_IDENTITY) &&
+        tl_dtype_is_intlike(compute)) {
         kernel = tl_copy_loop_get(compute, compute); /* a copy, as PyTorch */
         dev_op = TL_DEV_UNARY_COPY;
     } else {
         kernel = tl_unary_kernel_get(op, kdt);
     }
     if (!kernel) {
-        tl_error(TL_ERR_TYPE, "%s is not supported for %s", unary_names[op],
+        tl_error(TL_ERR_TYPE, "%s is not supported for %s",
+                 unary_info[op].name,
                  dname(compute));
         return NULL;
     }
@@ -904,7 +760,7 @@ tl_tensor_impl *tl_op_round_decimals(tl_tensor_impl *out, tl_tensor_impl *a,
     if (unary_types(TL_UNARY_ROUND, a->dtype, &compute, &result) < 0) {
         return NULL;
     }
-    if (is_intlike(compute)) {
+    if (tl_dtype_is_intlike(compute)) {
         if (decimals > 0) { /* integers already have no decimals */
             return tl_op_unary(TL_UNARY_ROUND, out, a);
         }
@@ -964,7 +820,8 @@ tl_tensor_impl *tl_op_div_rounding(tl_tensor_impl *out, tl_tensor_impl *a,
     }
     tl_tensor_impl *ab[2] = {a, b};
     const int common = (int)tl_result_type(2, ab);
-    if (common == TL_DTYPE_BOOL || kind_of(common) == TL_KIND_COMPLEX) {
+    if (common == TL_DTYPE_BOOL ||
+        tl_dtype_kind_of(common) == TL_KIND_COMPLEX) {
         tl_error(TL_ERR_TYPE, "div(rounding_mode='trunc') is not supported "
                  "for %s", dname(common));
         return NULL;
@@ -979,7 +836,7 @@ tl_tensor_impl *tl_op_div_rounding(tl_tensor_impl *out, tl_tensor_impl *a,
     if (!z) {
         return NULL;
     }
-    if (kind_of(result) == TL_KIND_FLOAT) {
+    if (tl_dtype_kind_of(result) == TL_KIND_FLOAT) {
         if ((q = tl_op_binary(TL_BINARY_DIV, NULL, a, b, NULL))) {
             res = tl_op_unary(TL_UNARY_TRUNC, out, q);
         }
@@ -988,7 +845,7 @@ tl_tensor_impl *tl_op_div_rounding(tl_tensor_impl *out, tl_tensor_impl *a,
     if (!(q = tl_op_binary(TL_BINARY_FLOOR_DIVIDE, NULL, a, b, NULL))) {
         goto done;
     }
-    if (kind_of(result) == TL_KIND_UINT) { /* no negative operands */
+    if (tl_dtype_kind_of(result) == TL_KIND_UINT) { /* no negative operands */
         if (!out) {
             res = q;
             q = NULL;
@@ -1074,7 +931,7 @@ tl_tensor_impl *tl_op_clamp(tl_tensor_impl *out, tl_tensor_impl *a,
     }
     tl_tensor_impl *all[3] = {a, lo, hi};
     const int result = tl_result_type(3, all);
-    if (kind_of(result) == TL_KIND_COMPLEX) {
+    if (tl_dtype_kind_of(result) == TL_KIND_COMPLEX) {
         tl_error(TL_ERR_TYPE, "clamp is not supported for complex types");
         return NULL;
     }

@@ -1,6 +1,8 @@
-/* csrc/cuda/ew_binary.cu — the CUDA binary ops: picks the functor of
- * kernels.cuh for (op, compute dtype) -- exactly the pairs the CPU table
- * of csrc/core/kernels_binary.c has -- and launches it (launch.cuh). */
+/* csrc/cuda/ew_binary.cu — the CUDA binary ops: dispatch only.  The cases
+ * come from the op table (TL_BINARY_OPS, tensorlib/op_table.h): for each
+ * op, the functor op_<name> of kernels.cuh over exactly the compute dtypes
+ * of the op's set, the same set the CPU table of
+ * csrc/core/kernels_binary.c is built from; launch.cuh launches it. */
 #include "launch.cuh"
 
 namespace tlk {
@@ -20,15 +22,17 @@ static int run_alpha(const tl_dev_loop *L, const tl_dev_op *o,
     return launch_ew<C, op_add_alpha<C>, 2>(L, f, s);
 }
 
-/* Case lists by dtype class: X(dtype code, compute type). */
-#define G_BOOL(X) X(TL_DTYPE_BOOL, b8)
-#define G_INTS(X)                                                           \
-    X(TL_DTYPE_UINT8, uint8_t) X(TL_DTYPE_INT8, int8_t)                     \
-    X(TL_DTYPE_INT16, int16_t) X(TL_DTYPE_UINT16, uint16_t)                 \
-    X(TL_DTYPE_INT32, int32_t) X(TL_DTYPE_UINT32, uint32_t)                 \
-    X(TL_DTYPE_INT64, int64_t) X(TL_DTYPE_UINT64, uint64_t)
-#define G_FLOATS(X) X(TL_DTYPE_FLOAT32, float) X(TL_DTYPE_FLOAT64, double)
-#define G_CPLX(X) X(TL_DTYPE_COMPLEX64, c64) X(TL_DTYPE_COMPLEX128, c128)
+/* Case lists of a dtype class of the op table: X(dtype code, compute
+ * type, functor). */
+#define G_B(X, F) X(TL_DTYPE_BOOL, b8, F)
+#define G_Z(X, F)                                                           \
+    X(TL_DTYPE_UINT8, uint8_t, F) X(TL_DTYPE_INT8, int8_t, F)               \
+    X(TL_DTYPE_INT16, int16_t, F) X(TL_DTYPE_UINT16, uint16_t, F)           \
+    X(TL_DTYPE_INT32, int32_t, F) X(TL_DTYPE_UINT32, uint32_t, F)           \
+    X(TL_DTYPE_INT64, int64_t, F) X(TL_DTYPE_UINT64, uint64_t, F)
+#define G_F(X, F) X(TL_DTYPE_FLOAT32, float, F) X(TL_DTYPE_FLOAT64, double, F)
+#define G_C(X, F)                                                           \
+    X(TL_DTYPE_COMPLEX64, c64, F) X(TL_DTYPE_COMPLEX128, c128, F)
 
 static int unsupported(int op, int dt)
 {
@@ -46,132 +50,26 @@ int tl_cuda_ew_binary(const tl_dev_loop *L, const tl_dev_op *o,
 {
     const int dt = L->ops[1].target_dtype;
 
-    /* One switch per op over its dtype classes. */
-#define C_(D_, T_) case D_: return run<OPNAME, T_>(L, s);
+    /* One case per op of the table, over exactly the compute dtypes of its
+     * set (the CPU table's rows come from the same set). */
+#define C_(D_, T_, F_) case D_: return run<F_, T_>(L, s);
+#define A_(D_, T_, F_) case D_: return run_alpha<T_>(L, o, s);
+#define CLASS_(F_, cls) G_##cls(C_, F_)
+#define OP_CASE(ID, name, py, set, res, impl, form, flags, hint, doc)       \
+    case TL_BINARY_##ID:                                                    \
+        switch (dt) { TL_OPSET_##set(CLASS_, op_##name) }                   \
+        break;
     switch (o->op) {
-    case TL_BINARY_ADD:
-#define OPNAME op_add
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) G_CPLX(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_SUB:
-#define OPNAME op_sub
-        switch (dt) { G_INTS(C_) G_FLOATS(C_) G_CPLX(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_MUL:
-#define OPNAME op_mul
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) G_CPLX(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_DIV:
-#define OPNAME op_div
-        switch (dt) { G_FLOATS(C_) G_CPLX(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_FLOOR_DIVIDE:
-#define OPNAME op_floor_divide
-        switch (dt) { G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_REMAINDER:
-#define OPNAME op_remainder
-        switch (dt) { G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_POW:
-#define OPNAME op_pow
-        switch (dt) { G_INTS(C_) G_FLOATS(C_) G_CPLX(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_MAXIMUM:
-#define OPNAME op_maximum
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_MINIMUM:
-#define OPNAME op_minimum
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_EQ:
-#define OPNAME op_eq
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) G_CPLX(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_NE:
-#define OPNAME op_ne
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) G_CPLX(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_LT:
-#define OPNAME op_lt
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_LE:
-#define OPNAME op_le
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_GT:
-#define OPNAME op_gt
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_GE:
-#define OPNAME op_ge
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_LOGICAL_AND:
-#define OPNAME op_logical_and
-        switch (dt) { G_BOOL(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_LOGICAL_OR:
-#define OPNAME op_logical_or
-        switch (dt) { G_BOOL(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_LOGICAL_XOR:
-#define OPNAME op_logical_xor
-        switch (dt) { G_BOOL(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_BITWISE_AND:
-#define OPNAME op_bitwise_and
-        switch (dt) { G_BOOL(C_) G_INTS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_BITWISE_OR:
-#define OPNAME op_bitwise_or
-        switch (dt) { G_BOOL(C_) G_INTS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_BITWISE_XOR:
-#define OPNAME op_bitwise_xor
-        switch (dt) { G_BOOL(C_) G_INTS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_LSHIFT:
-#define OPNAME op_lshift
-        switch (dt) { G_INTS(C_) }
-#undef OPNAME
-        break;
-    case TL_BINARY_RSHIFT:
-#define OPNAME op_rshift
-        switch (dt) { G_INTS(C_) }
-#undef OPNAME
-        break;
+        TL_BINARY_OPS(OP_CASE)
     case TL_DEV_ADD_ALPHA:
-#undef C_
-#define C_(D_, T_) case D_: return run_alpha<T_>(L, o, s);
-        switch (dt) { G_BOOL(C_) G_INTS(C_) G_FLOATS(C_) G_CPLX(C_) }
+        switch (dt) { G_B(A_, 0) G_Z(A_, 0) G_F(A_, 0) G_C(A_, 0) }
         break;
     default:
         return tl_error(TL_ERR_VALUE, "CUDA: unknown binary op %d", o->op);
     }
+#undef OP_CASE
+#undef CLASS_
+#undef A_
 #undef C_
     return unsupported(o->op, dt);
 }

@@ -23,12 +23,9 @@
 #include "tensorlib/ops.h"
 #include "tensorlib/reduce.h"
 
-#if defined(__CUDACC__) && !defined(TL_CUDA_EMULATE)
-#define TL_HD __host__ __device__ __forceinline__
-#define TL_ON_DEVICE 1
-#else
-#define TL_HD inline
-#endif
+/* The scalar numerics shared with the CPU kernels, and TL_HD
+ * (host-and-device inline under nvcc, inline in the emulated build). */
+#include "../core/scalar_math.h"
 
 namespace tlk {
 
@@ -103,143 +100,20 @@ using wide_t = typename std::conditional<(sizeof(T) < 8), uint32_t,
     X(TL_DTYPE_COMPLEX64, ::tlk::c64)                                       \
     X(TL_DTYPE_COMPLEX128, ::tlk::c128)
 
-/* ---- float16 / bfloat16 ---------------------------------------------------
- * Bit-exact ports of csrc/core/kernels.h and csrc/core/dtype.c. */
+/* ---- float16 / bfloat16, integer -> double -------------------------------
+ * scalar_math.h's (the same code as the CPU kernels). */
 
-TL_HD float bits_to_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-TL_HD uint32_t float_to_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-TL_HD float half_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu;
-    const uint32_t m = h & 0x3ffu;
-    uint32_t f;
-    if (e == 0x1f) {
-        f = sign | 0x7f800000u | (m << 13);
-    }
-    else if (e != 0) {
-        f = sign | ((e + 112u) << 23) | (m << 13);
-    }
-    else {
-        f = float_to_bits((float)m * 0x1p-24f) | sign;
-    }
-    return bits_to_float(f);
-}
-
-TL_HD uint16_t half_from_float(float x)
-{
-    const uint32_t f = float_to_bits(x);
-    const uint32_t sign = (f >> 16) & 0x8000u;
-    uint32_t a = f & 0x7fffffffu;
-    if (a >= 0x7f800000u) {
-        return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
-    }
-    if (a >= 0x477ff000u) {
-        return (uint16_t)(sign | 0x7c00u);
-    }
-    if (a < 0x38800000u) {
-        /* Adding 0.5 puts the half-subnormal unit at the float's last
-         * mantissa bit: the FPU's round-to-even does the work. */
-        const uint32_t r = float_to_bits(bits_to_float(a) + 0.5f);
-        return (uint16_t)(sign | (r - 0x3f000000u));
-    }
-    const uint32_t odd = (a >> 13) & 1u;
-    a += 0xc8000000u + 0xfffu + odd;
-    return (uint16_t)(sign | (a >> 13));
-}
-
-TL_HD float bf16_to_float(uint16_t b)
-{
-    return bits_to_float((uint32_t)b << 16);
-}
-
-TL_HD uint16_t bf16_from_float(float x)
-{
-    uint32_t f = float_to_bits(x);
-    if ((f & 0x7fffffffu) > 0x7f800000u) {
-        return (uint16_t)((f >> 16) | 0x40u);
-    }
-    f += 0x7fffu + ((f >> 16) & 1u);
-    return (uint16_t)(f >> 16);
-}
-
-/* One rounding from a double (csrc/core/dtype.c round_to_small_float). */
-TL_HD uint16_t small_float_from_double(double x, int ebits, int mbits)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    const uint32_t sign = (uint32_t)(bits >> 63) << (ebits + mbits);
-    const uint32_t exp_all = (1u << ebits) - 1;
-    if (x != x) {
-        return (uint16_t)(sign | (exp_all << mbits) | (1u << (mbits - 1)));
-    }
-    const double a = fabs(x);
-    if (isinf(a)) {
-        return (uint16_t)(sign | (exp_all << mbits));
-    }
-    if (a == 0.0) {
-        return (uint16_t)sign;
-    }
-    const int bias = (1 << (ebits - 1)) - 1;
-    const int emin = 1 - bias;
-    int e;
-    (void)frexp(a, &e);
-    int ex = e - 1;
-    if (ex < emin) {
-        const double m = rint(ldexp(a, mbits - emin));
-        return (uint16_t)(sign | (uint32_t)m);
-    }
-    const double m = rint(ldexp(a, mbits - ex));
-    uint32_t mi = (uint32_t)m;
-    if (mi == (1u << (mbits + 1))) {
-        mi >>= 1;
-        ex += 1;
-    }
-    if (ex > bias) {
-        return (uint16_t)(sign | (exp_all << mbits));
-    }
-    return (uint16_t)(sign | ((uint32_t)(ex + bias) << mbits) |
-                      (mi - (1u << mbits)));
-}
-
+TL_HD float half_to_float(uint16_t h) { return tl_sm_half_to_float(h); }
+TL_HD uint16_t half_from_float(float x) { return tl_sm_half_from_float(x); }
+TL_HD float bf16_to_float(uint16_t b) { return tl_sm_bf16_to_float(b); }
+TL_HD uint16_t bf16_from_float(float x) { return tl_sm_bf16_from_float(x); }
 TL_HD uint16_t half_from_double(double x)
 {
-    return small_float_from_double(x, 5, 10);
+    return tl_sm_half_from_double(x);
 }
-
 TL_HD uint16_t bf16_from_double(double x)
 {
-    return small_float_from_double(x, 8, 7);
-}
-
-/* uint64 / int64 as a double rounded to odd at 53 bits, so that a second
- * rounding to 24 bits or fewer is exact (csrc/core/kernels_copy.c). */
-TL_HD double u64_to_double_rto(uint64_t u)
-{
-    if (u < (UINT64_C(1) << 53)) {
-        return (double)u;
-    }
-    int shift = 0;
-    while ((u >> shift) >= (UINT64_C(1) << 53)) {
-        shift++;
-    }
-    uint64_t m = u >> shift;
-    if (u & ((UINT64_C(1) << shift) - 1)) {
-        m |= 1;
-    }
-    return ldexp((double)m, shift);
+    return tl_sm_bf16_from_double(x);
 }
 
 template <class T> TL_HD double int_to_double_rto(T x)
@@ -248,31 +122,27 @@ template <class T> TL_HD double int_to_double_rto(T x)
         return (double)x;
     }
     else if constexpr (std::is_signed<T>::value) {
-        const uint64_t mag = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
-        const double d = u64_to_double_rto(mag);
-        return x < 0 ? -d : d;
+        return tl_sm_i64_to_double_rto((int64_t)x);
     }
     else {
-        return u64_to_double_rto((uint64_t)x);
+        return tl_sm_u64_to_double_rto((uint64_t)x);
     }
 }
 
-/* Saturating float to integer: NaN gives 0, out of range the limits. */
-template <class D> TL_HD D sat(double x)
-{
-    const D lo = std::numeric_limits<D>::min();
-    const D hi = std::numeric_limits<D>::max();
-    if (x != x) {
-        return 0;
-    }
-    if (x <= (double)lo) {
-        return lo;
-    }
-    if (x >= (double)hi) {
-        return hi;
-    }
-    return (D)x;
-}
+/* Saturating float to integer: NaN gives 0, out of range the limits
+ * (scalar_math.h's tl_sm_sat_*). */
+template <class D> TL_HD D sat(double x);
+#define TLK_SAT(N, T)                                                       \
+    template <> TL_HD T sat<T>(double x) { return tl_sm_sat_##N(x); }
+TLK_SAT(u8, uint8_t)
+TLK_SAT(i8, int8_t)
+TLK_SAT(i16, int16_t)
+TLK_SAT(u16, uint16_t)
+TLK_SAT(i32, int32_t)
+TLK_SAT(u32, uint32_t)
+TLK_SAT(i64, int64_t)
+TLK_SAT(u64, uint64_t)
+#undef TLK_SAT
 
 /* ---- conversions (Note [Element conversions]) ------------------------- */
 
@@ -448,36 +318,38 @@ template <class R> TL_HD cplx<R> c_sub(cplx<R> a, cplx<R> b)
 {
     return cplx<R>{a.re - b.re, a.im - b.im};
 }
+/* The plain-struct complex type of scalar_math.h for a component type. */
+template <class R> struct sm_cplx;
+template <> struct sm_cplx<float> {
+    typedef tl_sm_c64 type;
+};
+template <> struct sm_cplx<double> {
+    typedef tl_sm_c128 type;
+};
+template <class R> TL_HD typename sm_cplx<R>::type sm(cplx<R> a)
+{
+    typename sm_cplx<R>::type z;
+    z.re = a.re;
+    z.im = a.im;
+    return z;
+}
+template <class S> TL_HD auto from_sm(S z)
+{
+    return cplx<decltype(z.re)>{z.re, z.im};
+}
+
+/* Product, Smith's quotient and reciprocal: scalar_math.h's. */
 template <class R> TL_HD cplx<R> c_mul(cplx<R> a, cplx<R> b)
 {
-    return cplx<R>{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    return from_sm(tl_sm_cmul(sm(a), sm(b)));
 }
-/* Smith's quotient. */
 template <class R> TL_HD cplx<R> c_div(cplx<R> a, cplx<R> b)
 {
-    const R abr = fabs(b.re), abi = fabs(b.im);
-    if (abr >= abi) {
-        if (abr == 0 && abi == 0) {
-            return cplx<R>{a.re / abr, a.im / abr};
-        }
-        const R rat = b.im / b.re, scl = (R)1.0 / (b.re + b.im * rat);
-        return cplx<R>{(a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl};
-    }
-    const R rat = b.re / b.im, scl = (R)1.0 / (b.im + b.re * rat);
-    return cplx<R>{(a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl};
+    return from_sm(tl_sm_cdiv(sm(a), sm(b)));
 }
 template <class R> TL_HD cplx<R> c_recip(cplx<R> b)
 {
-    const R abr = fabs(b.re), abi = fabs(b.im);
-    if (abr >= abi) {
-        if (abr == 0 && abi == 0) {
-            return cplx<R>{(R)1 / abr, (R)0 / abr};
-        }
-        const R rat = b.im / b.re, scl = (R)1 / (b.re + b.im * rat);
-        return cplx<R>{scl, -rat * scl};
-    }
-    const R rat = b.re / b.im, scl = (R)1 / (b.im + b.re * rat);
-    return cplx<R>{rat * scl, -scl};
+    return from_sm(tl_sm_crecip(sm(b)));
 }
 template <class R> TL_HD R c_abs(cplx<R> a)
 {
@@ -538,42 +410,13 @@ template <class R> TL_HD cplx<R> c_tan(cplx<R> z)
     const cplx<R> t = c_tanh(cplx<R>{-z.im, z.re});
     return cplx<R>{t.im, -t.re};
 }
-/* NumPy's cpow: exact repeated multiplication for small integer powers. */
+/* NumPy's cpow: the exact and special cases are scalar_math.h's; the
+ * rest is exp(b log a), as libm's cpow on the CPU. */
 template <class R> TL_HD cplx<R> c_pow(cplx<R> a, cplx<R> b)
 {
-    if (b.re == 0 && b.im == 0) {
-        return cplx<R>{(R)1, (R)0};
-    }
-    if (a.re == 0 && a.im == 0) { /* NumPy 2: 0 ** b is 0 for Re b > 0 */
-        if (b.re > 0) {
-            return cplx<R>{(R)0, (R)0};
-        }
-        return cplx<R>{(R)NAN, (R)NAN};
-    }
-    if (b.im == 0 && b.re > -100 && b.re < 100 && b.re == (R)(int)b.re) {
-        const int n = (int)b.re;
-        if (n == 1) {
-            return a;
-        }
-        if (n == 2) {
-            return c_mul(a, a);
-        }
-        if (n == 3) {
-            return c_mul(a, c_mul(a, a));
-        }
-        unsigned m = (unsigned)(n < 0 ? -n : n);
-        cplx<R> acc{(R)1, (R)0}, p = a;
-        for (;;) {
-            if (m & 1u) {
-                acc = c_mul(acc, p);
-            }
-            m >>= 1;
-            if (!m) {
-                break;
-            }
-            p = c_mul(p, p);
-        }
-        return n < 0 ? c_div(cplx<R>{(R)1, (R)0}, acc) : acc;
+    typename sm_cplx<R>::type r;
+    if (tl_sm_cpow_exact(sm(a), sm(b), &r)) {
+        return from_sm(r);
     }
     return c_exp(c_mul(b, c_log(a)));
 }
@@ -672,114 +515,15 @@ template <class C> struct op_div {
     }
 };
 
-/* Floor division: Python's rules for integers (INT_MIN // -1 wraps, a
- * zero divisor -- refused before the launch -- gives 0); NumPy's
- * npy_divmod for floats. */
-template <class C> struct op_floor_divide {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const
-    {
-        if constexpr (is_int_v<C>) {
-            if (b == 0) {
-                return 0;
-            }
-            if constexpr (std::is_signed<C>::value) {
-                if (b == -1) {
-                    return (C)((wide_t<C>)0 - (wide_t<C>)a);
-                }
-                C q = (C)(a / b);
-                if ((C)(a % b) != 0 && ((a < 0) != (b < 0))) {
-                    q = (C)(q - 1);
-                }
-                return q;
-            }
-            else {
-                return (C)(a / b);
-            }
-        }
-        else {
-            if (b == 0) {
-                return a / b;
-            }
-            const C mod = fmod(a, b);
-            C div = (a - mod) / b;
-            if (mod != 0 && ((b < 0) != (mod < 0))) {
-                div -= 1;
-            }
-            if (div != 0) {
-                C fl = floor(div);
-                if (div - fl > (C)0.5) {
-                    fl += 1;
-                }
-                return fl;
-            }
-            return copysign((C)0, a / b);
-        }
-    }
-};
-
-/* Remainder with the divisor's sign (Python). */
-template <class C> struct op_remainder {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const
-    {
-        if constexpr (is_int_v<C>) {
-            if constexpr (std::is_signed<C>::value) {
-                if (b == 0 || b == -1) {
-                    return 0;
-                }
-                C r = (C)(a % b);
-                if (r != 0 && ((r < 0) != (b < 0))) {
-                    r = (C)(r + b);
-                }
-                return r;
-            }
-            else {
-                return b ? (C)(a % b) : (C)0;
-            }
-        }
-        else {
-            C mod = fmod(a, b);
-            if (b == 0) {
-                return mod;
-            }
-            if (mod != 0) {
-                if ((b < 0) != (mod < 0)) {
-                    mod += b;
-                }
-            }
-            else {
-                mod = copysign((C)0, b);
-            }
-            return mod;
-        }
-    }
-};
-
-template <class C> TL_HD C upow(C a, C b)
-{
-    wide_t<C> r = 1, x = (wide_t<C>)a;
-    while (b) {
-        if (b & 1) {
-            r *= x;
-        }
-        x *= x;
-        b = (C)(b >> 1);
-    }
-    return (C)r;
-}
-
+/* Integer powers and NaN-propagating maximum / minimum: scalar_math.h's,
+ * as the CPU kernels.  (floor_divide, remainder and the shifts have impl
+ * SM in the op table: their functors are generated below.) */
 template <class C> struct op_pow {
     typedef C R;
     TL_HD R operator()(C a, C b) const
     {
         if constexpr (is_int_v<C>) {
-            if constexpr (std::is_signed<C>::value) {
-                if (b < 0) { /* refused before the launch */
-                    return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
-                }
-            }
-            return upow<C>(a, b);
+            return tl_sm_pow(a, b);
         }
         else if constexpr (is_cplx_v<C>) {
             return c_pow(a, b);
@@ -790,7 +534,6 @@ template <class C> struct op_pow {
     }
 };
 
-/* NaN-propagating maximum / minimum. */
 template <class C> struct op_maximum {
     typedef C R;
     TL_HD R operator()(C a, C b) const
@@ -798,12 +541,8 @@ template <class C> struct op_maximum {
         if constexpr (is_bool_v<C>) {
             return C{(uint8_t)(a.v | b.v)};
         }
-        else if constexpr (is_int_v<C>) {
-            return a > b ? a : b;
-        }
         else {
-            const C m = a >= b ? a : b;
-            return a != a ? a : m;
+            return tl_sm_maximum(a, b);
         }
     }
 };
@@ -815,12 +554,8 @@ template <class C> struct op_minimum {
         if constexpr (is_bool_v<C>) {
             return C{(uint8_t)(a.v & b.v)};
         }
-        else if constexpr (is_int_v<C>) {
-            return a < b ? a : b;
-        }
         else {
-            const C m = a <= b ? a : b;
-            return a != a ? a : m;
+            return tl_sm_minimum(a, b);
         }
     }
 };
@@ -911,46 +646,6 @@ TLK_BITWISE(op_bitwise_and, &)
 TLK_BITWISE(op_bitwise_or, |)
 TLK_BITWISE(op_bitwise_xor, ^)
 #undef TLK_BITWISE
-
-/* Shifts by a count < 0 or >= the width give 0 (or the sign fill for a
- * right shift of a negative), as NumPy. */
-template <class C> struct op_lshift {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const
-    {
-        constexpr int bits = 8 * (int)sizeof(C);
-        if constexpr (std::is_signed<C>::value) {
-            if (b < 0 || b >= bits) {
-                return 0;
-            }
-        }
-        else {
-            if (b >= (C)bits) {
-                return 0;
-            }
-        }
-        return (C)((wide_t<C>)a << b);
-    }
-};
-
-template <class C> struct op_rshift {
-    typedef C R;
-    TL_HD R operator()(C a, C b) const
-    {
-        constexpr int bits = 8 * (int)sizeof(C);
-        if constexpr (std::is_signed<C>::value) {
-            if (b < 0 || b >= bits) {
-                return (C)(a < 0 ? -1 : 0);
-            }
-        }
-        else {
-            if (b >= (C)bits) {
-                return 0;
-            }
-        }
-        return (C)(a >> b);
-    }
-};
 
 /* ---- unary ops ---------------------------------------------------------- */
 
@@ -1147,6 +842,46 @@ TLK_UNARY(op_isfinite, b8, {
 TLK_UNARY(op_identity, C, { return a; })
 #undef TLK_FLOAT_UNARY
 #undef TLK_UNARY
+
+/* ---- functors of the ops whose impl is SM (tensorlib/op_table.h) ------
+ * op_<name> calls scalar_math.h's tl_sm_<name> overload: the CPU loops
+ * call the same function, so the two cannot differ. */
+#define TLK_SM_FUNCTOR_1_SM(name)                                           \
+    template <class C> struct op_##name {                                   \
+        typedef C R;                                                        \
+        TL_HD R operator()(C a) const                                       \
+        {                                                                   \
+            if constexpr (is_cplx_v<C>) {                                   \
+                return from_sm(tl_sm_##name(sm(a)));                        \
+            }                                                               \
+            else {                                                          \
+                return tl_sm_##name(a);                                     \
+            }                                                               \
+        }                                                                   \
+    };
+#define TLK_SM_FUNCTOR_2_SM(name)                                           \
+    template <class C> struct op_##name {                                   \
+        typedef C R;                                                        \
+        TL_HD R operator()(C a, C b) const                                  \
+        {                                                                   \
+            if constexpr (is_cplx_v<C>) {                                   \
+                return from_sm(tl_sm_##name(sm(a), sm(b)));                 \
+            }                                                               \
+            else {                                                          \
+                return tl_sm_##name(a, b);                                  \
+            }                                                               \
+        }                                                                   \
+    };
+#define TLK_SM_FUNCTOR_1_LOCAL(name)
+#define TLK_SM_FUNCTOR_2_LOCAL(name)
+#define TLK_SM_UNARY(ID, name, py, set, res, impl, form, flags, hint, doc)  \
+    TLK_SM_FUNCTOR_1_##impl(name)
+#define TLK_SM_BINARY(ID, name, py, set, res, impl, form, flags, hint, doc) \
+    TLK_SM_FUNCTOR_2_##impl(name)
+TL_UNARY_OPS(TLK_SM_UNARY)
+TL_BINARY_OPS(TLK_SM_BINARY)
+#undef TLK_SM_UNARY
+#undef TLK_SM_BINARY
 
 /* ---- ternary ---------------------------------------------------------- */
 

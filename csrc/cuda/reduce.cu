@@ -114,17 +114,10 @@ template <class T, bool MAX> struct minmax {
         }
     }
     TL_HD static A load_(const char *p, int dt) { return load<T>(p, dt); }
+    /* NaN propagating (scalar_math.h, as the CPU kernels). */
     TL_HD static A comb(A a, A b)
     {
-        if constexpr (std::is_same<T, double>::value) {
-            if (a != a) {
-                return a;
-            }
-            if (b != b) {
-                return b;
-            }
-        }
-        return MAX ? (a >= b ? a : b) : (a <= b ? a : b);
+        return MAX ? tl_sm_maximum(a, b) : tl_sm_minimum(a, b);
     }
     TL_HD static void finish(const RedArgs &r, char *p, A a)
     {

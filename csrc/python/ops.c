@@ -254,9 +254,14 @@ static PyObject *nb_pos(PyObject *a)
     return Py_NewRef(a);
 }
 
-/* Method and functional forms, generated per op.  Methods: t.op(other,
- * *, alpha=None, out=None) and t.op_(other, *, alpha=None).  Functions:
- * tensorlib.op(input, other, *, alpha=None, out=None). */
+/* Method and functional forms, generated per row of TL_BINARY_OPS
+ * (tensorlib/op_table.h).  Methods: t.op(other, *, [alpha=None,]
+ * out=None) and t.op_(other, *, [alpha=None]).  Functions:
+ * tensorlib.op(input, other, *, [alpha=None,] out=None).  Every form
+ * parses alpha=, so that ops without one refuse a non-None alpha with
+ * TypeError naming it (core's check) and accept alpha=None, as before
+ * the table; only add and sub (form ALPHA_IP) show it in their
+ * signature. */
 static const char *const bin_names[] = {"other", "alpha", "out", NULL};
 static const char *const fn_names[] = {"input", "other", "alpha", "out",
                                        NULL};
@@ -299,57 +304,36 @@ static PyObject *bin_function(PyObject *m, PyObject *const *args,
     return binary(tl_state_of_module(m), op, a[0], a[1], a[3], a[2], false);
 }
 
-#define BIN_FORMS(name, op)                                                 \
-    static PyObject *m_##name(PyObject *self, PyObject *const *args,        \
-                              Py_ssize_t nargs, PyObject *kw)               \
+/* The C functions of one row, by its form: m_<py> (method), m_<py>_
+ * (in place), f_<py> (function); CUSTOM rows are bound by hand. */
+#define BIN_M_(py, op)                                                      \
+    static PyObject *m_##py(PyObject *self, PyObject *const *args,          \
+                            Py_ssize_t nargs, PyObject *kw)                 \
     {                                                                       \
         return bin_method(self, args, nargs, kw, op, false);                \
     }                                                                       \
-    static PyObject *m_##name##_(PyObject *self, PyObject *const *args,     \
-                                 Py_ssize_t nargs, PyObject *kw)            \
-    {                                                                       \
-        return bin_method(self, args, nargs, kw, op, true);                 \
-    }                                                                       \
-    static PyObject *f_##name(PyObject *m, PyObject *const *args,           \
-                              Py_ssize_t nargs, PyObject *kw)               \
+    static PyObject *f_##py(PyObject *m, PyObject *const *args,             \
+                            Py_ssize_t nargs, PyObject *kw)                 \
     {                                                                       \
         return bin_function(m, args, nargs, kw, op);                        \
     }
-
-BIN_FORMS(add, TL_BINARY_ADD)
-BIN_FORMS(sub, TL_BINARY_SUB)
-BIN_FORMS(mul, TL_BINARY_MUL)
-/* true_divide: div without rounding_mode (div and divide are m_divr and
- * f_divr below); no in-place form. */
-static PyObject *m_div(PyObject *self, PyObject *const *args,
-                       Py_ssize_t nargs, PyObject *kw)
-{
-    return bin_method(self, args, nargs, kw, TL_BINARY_DIV, false);
-}
-static PyObject *f_div(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kw)
-{
-    return bin_function(m, args, nargs, kw, TL_BINARY_DIV);
-}
-BIN_FORMS(floor_divide, TL_BINARY_FLOOR_DIVIDE)
-BIN_FORMS(remainder, TL_BINARY_REMAINDER)
-BIN_FORMS(pow, TL_BINARY_POW)
-BIN_FORMS(maximum, TL_BINARY_MAXIMUM)
-BIN_FORMS(minimum, TL_BINARY_MINIMUM)
-BIN_FORMS(eq, TL_BINARY_EQ)
-BIN_FORMS(ne, TL_BINARY_NE)
-BIN_FORMS(lt, TL_BINARY_LT)
-BIN_FORMS(le, TL_BINARY_LE)
-BIN_FORMS(gt, TL_BINARY_GT)
-BIN_FORMS(ge, TL_BINARY_GE)
-BIN_FORMS(logical_and, TL_BINARY_LOGICAL_AND)
-BIN_FORMS(logical_or, TL_BINARY_LOGICAL_OR)
-BIN_FORMS(logical_xor, TL_BINARY_LOGICAL_XOR)
-BIN_FORMS(bitwise_and, TL_BINARY_BITWISE_AND)
-BIN_FORMS(bitwise_or, TL_BINARY_BITWISE_OR)
-BIN_FORMS(bitwise_xor, TL_BINARY_BITWISE_XOR)
-BIN_FORMS(bitwise_left_shift, TL_BINARY_LSHIFT)
-BIN_FORMS(bitwise_right_shift, TL_BINARY_RSHIFT)
+#define BIN_IP_(py, op)                                                     \
+    static PyObject *m_##py##_(PyObject *self, PyObject *const *args,       \
+                               Py_ssize_t nargs, PyObject *kw)              \
+    {                                                                       \
+        return bin_method(self, args, nargs, kw, op, true);                 \
+    }
+#define BIN_FORMS_IP(py, op) BIN_M_(py, op) BIN_IP_(py, op)
+#define BIN_FORMS_ALPHA_IP(py, op) BIN_M_(py, op) BIN_IP_(py, op)
+#define BIN_FORMS_NOIP(py, op) BIN_M_(py, op)
+#define BIN_FORMS_CUSTOM(py, op)
+#define BIN_FORMS(ID, name, py, set, res, impl, form, flags, hint, doc)     \
+    BIN_FORMS_##form(py, TL_BINARY_##ID)
+TL_BINARY_OPS(BIN_FORMS)
+#undef BIN_FORMS
+#define BIN_ALIAS(py, ID, sig) BIN_M_(py, TL_BINARY_##ID)
+TL_BINARY_PY_ALIASES(BIN_ALIAS)
+#undef BIN_ALIAS
 
 /* div and divide take PyTorch's rounding_mode= (None, "trunc", "floor");
  * true_divide is div without it.  Python's / stays true division. */
@@ -491,48 +475,34 @@ static PyObject *un_function(PyObject *m, PyObject *const *args,
     return unary(tl_state_of_module(m), op, a[0], a[1]);
 }
 
-#define UN_FORMS(name, op)                                                  \
-    static PyObject *m_##name(PyObject *self, PyObject *const *args,        \
-                              Py_ssize_t nargs, PyObject *kw)               \
+#define UN_M_(py, op)                                                       \
+    static PyObject *m_##py(PyObject *self, PyObject *const *args,          \
+                            Py_ssize_t nargs, PyObject *kw)                 \
     {                                                                       \
         return un_method(self, args, nargs, kw, op, false);                 \
     }                                                                       \
-    static PyObject *m_##name##_(PyObject *self, PyObject *const *args,     \
-                                 Py_ssize_t nargs, PyObject *kw)            \
-    {                                                                       \
-        return un_method(self, args, nargs, kw, op, true);                  \
-    }                                                                       \
-    static PyObject *f_##name(PyObject *m, PyObject *const *args,           \
-                              Py_ssize_t nargs, PyObject *kw)               \
+    static PyObject *f_##py(PyObject *m, PyObject *const *args,             \
+                            Py_ssize_t nargs, PyObject *kw)                 \
     {                                                                       \
         return un_function(m, args, nargs, kw, op);                         \
     }
+#define UN_IP_(py, op)                                                      \
+    static PyObject *m_##py##_(PyObject *self, PyObject *const *args,       \
+                               Py_ssize_t nargs, PyObject *kw)              \
+    {                                                                       \
+        return un_method(self, args, nargs, kw, op, true);                  \
+    }
+#define UN_FORMS_IP(py, op) UN_M_(py, op) UN_IP_(py, op)
+#define UN_FORMS_NOIP(py, op) UN_M_(py, op)
+#define UN_FORMS_CUSTOM(py, op)
+#define UN_FORMS(ID, name, py, set, res, impl, form, flags, hint, doc)      \
+    UN_FORMS_##form(py, TL_UNARY_##ID)
+TL_UNARY_OPS(UN_FORMS)
+#undef UN_FORMS
+#define UN_ALIAS(py, ID, sig) UN_M_(py, TL_UNARY_##ID)
+TL_UNARY_PY_ALIASES(UN_ALIAS)
+#undef UN_ALIAS
 
-UN_FORMS(neg, TL_UNARY_NEG)
-UN_FORMS(abs, TL_UNARY_ABS)
-UN_FORMS(sign, TL_UNARY_SIGN)
-UN_FORMS(sgn, TL_UNARY_SGN)
-UN_FORMS(sqrt, TL_UNARY_SQRT)
-UN_FORMS(rsqrt, TL_UNARY_RSQRT)
-UN_FORMS(exp, TL_UNARY_EXP)
-UN_FORMS(expm1, TL_UNARY_EXPM1)
-UN_FORMS(log, TL_UNARY_LOG)
-UN_FORMS(log1p, TL_UNARY_LOG1P)
-UN_FORMS(log2, TL_UNARY_LOG2)
-UN_FORMS(log10, TL_UNARY_LOG10)
-UN_FORMS(sin, TL_UNARY_SIN)
-UN_FORMS(cos, TL_UNARY_COS)
-UN_FORMS(tan, TL_UNARY_TAN)
-UN_FORMS(tanh, TL_UNARY_TANH)
-UN_FORMS(sigmoid, TL_UNARY_SIGMOID)
-UN_FORMS(relu, TL_UNARY_RELU)
-UN_FORMS(floor, TL_UNARY_FLOOR)
-UN_FORMS(ceil, TL_UNARY_CEIL)
-UN_FORMS(trunc, TL_UNARY_TRUNC)
-UN_FORMS(reciprocal, TL_UNARY_RECIPROCAL)
-UN_FORMS(square, TL_UNARY_SQUARE)
-UN_FORMS(logical_not, TL_UNARY_LOGICAL_NOT)
-UN_FORMS(bitwise_not, TL_UNARY_BITWISE_NOT)
 /* round takes a keyword-only decimals= (PyTorch's signature):
  * t.round(*, decimals=0, out=None), t.round_(*, decimals=0),
  * tensorlib.round(input, *, decimals=0, out=None). */
@@ -607,23 +577,6 @@ static PyObject *f_round(PyObject *m, PyObject *const *args,
     }
     return round_impl(tl_state_of_module(m), a[0], a[1], a[2]);
 }
-
-/* Predicates have no in-place form (their result is bool). */
-#define UN_FORMS_NO_INPLACE(name, op)                                       \
-    static PyObject *m_##name(PyObject *self, PyObject *const *args,        \
-                              Py_ssize_t nargs, PyObject *kw)               \
-    {                                                                       \
-        return un_method(self, args, nargs, kw, op, false);                 \
-    }                                                                       \
-    static PyObject *f_##name(PyObject *m, PyObject *const *args,           \
-                              Py_ssize_t nargs, PyObject *kw)               \
-    {                                                                       \
-        return un_function(m, args, nargs, kw, op);                         \
-    }
-
-UN_FORMS_NO_INPLACE(isnan, TL_UNARY_ISNAN)
-UN_FORMS_NO_INPLACE(isinf, TL_UNARY_ISINF)
-UN_FORMS_NO_INPLACE(isfinite, TL_UNARY_ISFINITE)
 
 /* ---- where, clamp ----------------------------------------------------------------- */
 
@@ -1110,93 +1063,195 @@ static void reacquire_gil(void *token)
     }
 }
 
+/* ---- the op table, for tests ------------------------------------------- */
+
+/* Returns: new reference to a dict describing one row, or NULL. */
+static PyObject *op_row_dict(const char *kind, int op, const tl_op_info *r)
+{
+    static const char *const results[] = {"same", "float", "bool",
+                                          "logical", "real"};
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } flag_names[] = {
+        {TL_OPF_INPLACE, "inplace"},
+        {TL_OPF_ALPHA, "alpha"},
+        {TL_OPF_CUSTOM_PY, "custom_py"},
+        {TL_OPF_ZERO_DIV, "zero_div"},
+        {TL_OPF_NO_BOOL_OPERAND, "no_bool_operand"},
+        {TL_OPF_INT_IDENTITY, "int_identity"},
+        {TL_OPF_BOOL_AS_INT64, "bool_as_int64"},
+        {TL_OPF_POW_EXPONENT, "pow_exponent"},
+        {TL_OPF_LOGICAL_COMMON, "logical_common"},
+    };
+    PyObject *d = NULL, *flags = NULL, *set = NULL, *cpu = NULL;
+    if (!(flags = PyList_New(0)) || !(set = PyList_New(0)) ||
+        !(cpu = PyList_New(0))) {
+        goto fail;
+    }
+    for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++) {
+        if (r->flags & flag_names[i].bit) {
+            PyObject *f = PyUnicode_FromString(flag_names[i].name);
+            if (!f || PyList_Append(flags, f) < 0) {
+                Py_XDECREF(f);
+                goto fail;
+            }
+            Py_DECREF(f);
+        }
+    }
+    /* Compute dtypes: the set's, and those the CPU table has a loop for
+     * (float16/bfloat16 never: they compute in float32). */
+    for (int dt = 0; dt < TL_DTYPE_COUNT; dt++) {
+        if (dt == TL_DTYPE_FLOAT16 || dt == TL_DTYPE_BFLOAT16) {
+            continue;
+        }
+        PyObject *n = PyUnicode_FromString(
+            tl_dtype_info_of((tl_dtype)dt)->name);
+        if (!n) {
+            goto fail;
+        }
+        int has = strcmp(kind, "unary") == 0
+                      ? tl_op_unary_has_kernel(op, (tl_dtype)dt)
+                      : tl_op_binary_has_kernel(op, (tl_dtype)dt);
+        if ((tl_op_set_has_dtype(r->set, (tl_dtype)dt) &&
+             PyList_Append(set, n) < 0) ||
+            (has && PyList_Append(cpu, n) < 0)) {
+            Py_DECREF(n);
+            goto fail;
+        }
+        Py_DECREF(n);
+    }
+    d = Py_BuildValue("{s:s,s:i,s:s,s:s,s:O,s:O,s:s,s:O,s:s,s:s}", "kind",
+                      kind, "id", op, "name", r->name, "py", r->py, "set",
+                      set, "cpu_kernels", cpu, "result", results[r->res],
+                      "flags", flags, "hint", r->hint, "doc", r->doc);
+fail:
+    Py_XDECREF(flags);
+    Py_XDECREF(set);
+    Py_XDECREF(cpu);
+    return d;
+}
+
+/* _C._op_table(): every row of both tables, then the Python aliases
+ * ({"kind": "alias", "py", "of", "sig"}).  Returns: new reference. */
+static PyObject *f_op_table(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    PyObject *rows = PyList_New(0), *d;
+    if (!rows) {
+        return NULL;
+    }
+    for (int op = 0; op < TL_UNARY_OP_COUNT; op++) {
+        if (!(d = op_row_dict("unary", op, tl_op_unary_info(op))) ||
+            PyList_Append(rows, d) < 0) {
+            goto fail;
+        }
+        Py_DECREF(d);
+    }
+    for (int op = 0; op < TL_BINARY_OP_COUNT; op++) {
+        if (!(d = op_row_dict("binary", op, tl_op_binary_info(op))) ||
+            PyList_Append(rows, d) < 0) {
+            goto fail;
+        }
+        Py_DECREF(d);
+    }
+#define ALIAS_ROW(alias, ID, sig, of)                                       \
+    if (!(d = Py_BuildValue("{s:s,s:s,s:s,s:s}", "kind", "alias", "py",     \
+                            #alias, "of", of, "sig", #sig)) ||              \
+        PyList_Append(rows, d) < 0) {                                       \
+        goto fail;                                                          \
+    }                                                                       \
+    Py_DECREF(d);
+#define U_ALIAS(alias, ID, sig)                                             \
+    ALIAS_ROW(alias, ID, sig, tl_op_unary_info(TL_UNARY_##ID)->py)
+#define B_ALIAS(alias, ID, sig)                                             \
+    ALIAS_ROW(alias, ID, sig, tl_op_binary_info(TL_BINARY_##ID)->py)
+    TL_UNARY_PY_ALIASES(U_ALIAS)
+    TL_BINARY_PY_ALIASES(B_ALIAS)
+#undef U_ALIAS
+#undef B_ALIAS
+#undef ALIAS_ROW
+    return rows;
+fail:
+    Py_XDECREF(d);
+    Py_DECREF(rows);
+    return NULL;
+}
+
 /* ---- tables ----------------------------------------------------------------------------- */
 
-#define BIN_METHODS(name, doc)                                              \
-    {#name, CF(m_##name), FASTKW,                                           \
-     #name "($self, other, *, alpha=None, out=None)\n--\n\n" doc},          \
-    {#name "_", CF(m_##name##_), FASTKW,                                    \
-     #name "_($self, other, *, alpha=None)\n--\n\nIn place."}
-#define UN_METHODS(name)                                                    \
-    {#name, CF(m_##name), FASTKW, #name "($self, *, out=None)\n--\n\n"},    \
-    {#name "_", CF(m_##name##_), FASTKW,                                    \
-     #name "_($self)\n--\n\nIn place."}
+/* Method and function entries of the table's rows (tensorlib/op_table.h):
+ * name, C function, __text_signature__ and docstring, by form. */
+#define SIG_ALPHA_M "($self, other, *, alpha=None, out=None)"
+#define SIG_ALPHA_IP "($self, other, *, alpha=None)"
+#define SIG_ALPHA_F "(input, other, *, alpha=None, out=None)"
+#define SIG_PLAIN_M "($self, other, *, out=None)"
+#define SIG_PLAIN_IP "($self, other)"
+#define SIG_PLAIN_F "(input, other, *, out=None)"
+#define SIG_UN_M "($self, *, out=None)"
+#define SIG_UN_IP "($self)"
+#define SIG_UN_F "(input, *, out=None)"
+#define ENTRY_(py, fn, sig, doc)                                            \
+    {#py, CF(fn), FASTKW, #py sig "\n--\n\n" doc},
+#define ENTRY_IP_(py, sig, doc)                                             \
+    {#py "_", CF(m_##py##_), FASTKW, #py "_" sig "\n--\n\nIn place: " doc},
+
+#define BIN_METHOD_IP(py, doc)                                              \
+    ENTRY_(py, m_##py, SIG_PLAIN_M, doc) ENTRY_IP_(py, SIG_PLAIN_IP, doc)
+#define BIN_METHOD_ALPHA_IP(py, doc)                                        \
+    ENTRY_(py, m_##py, SIG_ALPHA_M, doc) ENTRY_IP_(py, SIG_ALPHA_IP, doc)
+#define BIN_METHOD_NOIP(py, doc) ENTRY_(py, m_##py, SIG_PLAIN_M, doc)
+#define BIN_METHOD_CUSTOM(py, doc)
+#define BIN_METHOD(ID, name, py, set, res, impl, form, flags, hint, doc)    \
+    BIN_METHOD_##form(py, doc)
+#define UN_METHOD_IP(py, doc)                                               \
+    ENTRY_(py, m_##py, SIG_UN_M, doc) ENTRY_IP_(py, SIG_UN_IP, doc)
+#define UN_METHOD_NOIP(py, doc) ENTRY_(py, m_##py, SIG_UN_M, doc)
+#define UN_METHOD_CUSTOM(py, doc)
+#define UN_METHOD(ID, name, py, set, res, impl, form, flags, hint, doc)     \
+    UN_METHOD_##form(py, doc)
+#define BIN_FN_ALPHA_IP(py, doc) ENTRY_(py, f_##py, SIG_ALPHA_F, doc)
+#define BIN_FN_IP(py, doc) ENTRY_(py, f_##py, SIG_PLAIN_F, doc)
+#define BIN_FN_NOIP(py, doc) ENTRY_(py, f_##py, SIG_PLAIN_F, doc)
+#define BIN_FN_CUSTOM(py, doc)
+#define BIN_FN(ID, name, py, set, res, impl, form, flags, hint, doc)        \
+    BIN_FN_##form(py, doc)
+#define UN_FN_IP(py, doc) ENTRY_(py, f_##py, SIG_UN_F, doc)
+#define UN_FN_NOIP(py, doc) ENTRY_(py, f_##py, SIG_UN_F, doc)
+#define UN_FN_CUSTOM(py, doc)
+#define UN_FN(ID, name, py, set, res, impl, form, flags, hint, doc)         \
+    UN_FN_##form(py, doc)
+#define BIN_ALIAS_M(py, ID, sig)                                            \
+    ENTRY_(py, m_##py, SIG_##sig##_M, "An alias of the op " #ID ".")
+#define BIN_ALIAS_F(py, ID, sig)                                            \
+    ENTRY_(py, f_##py, SIG_##sig##_F, "An alias of the op " #ID ".")
+#define UN_ALIAS_M(py, ID, sig)                                             \
+    ENTRY_(py, m_##py, SIG_UN_M, "An alias of the op " #ID ".")
+#define UN_ALIAS_F(py, ID, sig)                                             \
+    ENTRY_(py, f_##py, SIG_UN_F, "An alias of the op " #ID ".")
 #define CONV_METHOD(name)                                                   \
     {#name, m_##name, METH_NOARGS, #name "($self, /)\n--\n\n"}
 
 PyMethodDef tl_ops_tensor_methods[] = {
-    BIN_METHODS(add, "self + alpha * other"),
-    BIN_METHODS(sub, "self - alpha * other"),
-    BIN_METHODS(mul, ""),
+    TL_BINARY_OPS(BIN_METHOD)
+    TL_BINARY_PY_ALIASES(BIN_ALIAS_M)
+    TL_UNARY_OPS(UN_METHOD)
+    TL_UNARY_PY_ALIASES(UN_ALIAS_M)
+    /* The CUSTOM rows and div (rounding_mode=), bound by hand. */
     {"div", CF(m_divr), FASTKW,
      "div($self, other, *, rounding_mode=None, out=None)\n--\n\n"
      "Division: true, or rounded toward zero ('trunc') or down ('floor')."},
     {"div_", CF(m_divr_), FASTKW,
      "div_($self, other, *, rounding_mode=None)\n--\n\nIn place."},
-    BIN_METHODS(floor_divide, ""),
-    BIN_METHODS(remainder, "Python's sign rule."),
-    BIN_METHODS(pow, ""),
-    BIN_METHODS(maximum, "NaN propagating."),
-    BIN_METHODS(minimum, "NaN propagating."),
-    BIN_METHODS(eq, ""),
-    BIN_METHODS(ne, ""),
-    BIN_METHODS(lt, ""),
-    BIN_METHODS(le, ""),
-    BIN_METHODS(gt, ""),
-    BIN_METHODS(ge, ""),
-    BIN_METHODS(logical_and, ""),
-    BIN_METHODS(logical_or, ""),
-    BIN_METHODS(logical_xor, ""),
-    BIN_METHODS(bitwise_and, ""),
-    BIN_METHODS(bitwise_or, ""),
-    BIN_METHODS(bitwise_xor, ""),
-    BIN_METHODS(bitwise_left_shift, ""),
-    BIN_METHODS(bitwise_right_shift, ""),
-    {"subtract", CF(m_sub), FASTKW,
-     "subtract($self, other, *, alpha=None, out=None)\n--\n\nsub()."},
-    {"multiply", CF(m_mul), FASTKW,
-     "multiply($self, other, *, alpha=None, out=None)\n--\n\nmul()."},
-    {"true_divide", CF(m_div), FASTKW,
-     "true_divide($self, other, *, alpha=None, out=None)\n--\n\ndiv()."},
     {"divide", CF(m_divr), FASTKW,
      "divide($self, other, *, rounding_mode=None, out=None)\n--\n\n"
      "div()."},
-    UN_METHODS(neg),
-    UN_METHODS(abs),
-    UN_METHODS(sign),
-    UN_METHODS(sgn),
-    UN_METHODS(sqrt),
-    UN_METHODS(rsqrt),
-    UN_METHODS(exp),
-    UN_METHODS(expm1),
-    UN_METHODS(log),
-    UN_METHODS(log1p),
-    UN_METHODS(log2),
-    UN_METHODS(log10),
-    UN_METHODS(sin),
-    UN_METHODS(cos),
-    UN_METHODS(tan),
-    UN_METHODS(tanh),
-    UN_METHODS(sigmoid),
-    UN_METHODS(relu),
-    UN_METHODS(floor),
-    UN_METHODS(ceil),
     {"round", CF(m_round), FASTKW,
      "round($self, *, decimals=0, out=None)\n--\n\n"
      "Half to even, at 10**-decimals."},
     {"round_", CF(m_round_), FASTKW,
      "round_($self, *, decimals=0)\n--\n\nIn place."},
-    UN_METHODS(trunc),
-    UN_METHODS(reciprocal),
-    UN_METHODS(square),
-    UN_METHODS(logical_not),
-    UN_METHODS(bitwise_not),
-    {"negative", CF(m_neg), FASTKW,
-     "negative($self, *, out=None)\n--\n\nneg()."},
-    {"isnan", CF(m_isnan), FASTKW, "isnan($self, *, out=None)\n--\n\n"},
-    {"isinf", CF(m_isinf), FASTKW, "isinf($self, *, out=None)\n--\n\n"},
-    {"isfinite", CF(m_isfinite), FASTKW,
-     "isfinite($self, *, out=None)\n--\n\n"},
     {"where", CF(m_where), FASTKW, "where($self, condition, other)\n--\n\n"},
     {"clamp", CF(m_clamp), FASTKW,
      "clamp($self, min=None, max=None, *, out=None)\n--\n\n"},
@@ -1271,42 +1326,24 @@ PyType_Slot tl_ops_tensor_slots[] = {
     {0, NULL},
 };
 
-#define BIN_FN(name) {#name, CF(f_##name), FASTKW,                          \
-                      #name "(input, other, *, alpha=None, out=None)\n--\n\n"}
-#define UN_FN(name) {#name, CF(f_##name), FASTKW,                           \
-                     #name "(input, *, out=None)\n--\n\n"}
-
 static PyMethodDef ops_functions[] = {
-    BIN_FN(add), BIN_FN(sub), BIN_FN(mul), BIN_FN(floor_divide),
+    TL_BINARY_OPS(BIN_FN)
+    TL_BINARY_PY_ALIASES(BIN_ALIAS_F)
+    TL_UNARY_OPS(UN_FN)
+    TL_UNARY_PY_ALIASES(UN_ALIAS_F)
+    /* The CUSTOM rows and div (rounding_mode=), bound by hand. */
     {"div", CF(f_divr), FASTKW,
      "div(input, other, *, rounding_mode=None, out=None)\n--\n\n"
      "Division: true, or rounded toward zero ('trunc') or down ('floor')."},
-    BIN_FN(remainder), BIN_FN(pow), BIN_FN(maximum), BIN_FN(minimum),
-    BIN_FN(eq), BIN_FN(ne), BIN_FN(lt), BIN_FN(le), BIN_FN(gt), BIN_FN(ge),
-    BIN_FN(logical_and), BIN_FN(logical_or), BIN_FN(logical_xor),
-    BIN_FN(bitwise_and), BIN_FN(bitwise_or), BIN_FN(bitwise_xor),
-    BIN_FN(bitwise_left_shift), BIN_FN(bitwise_right_shift),
-    {"subtract", CF(f_sub), FASTKW,
-     "subtract(input, other, *, alpha=None, out=None)\n--\n\nsub()."},
-    {"multiply", CF(f_mul), FASTKW,
-     "multiply(input, other, *, alpha=None, out=None)\n--\n\nmul()."},
-    {"true_divide", CF(f_div), FASTKW,
-     "true_divide(input, other, *, alpha=None, out=None)\n--\n\ndiv()."},
     {"divide", CF(f_divr), FASTKW,
      "divide(input, other, *, rounding_mode=None, out=None)\n--\n\n"
      "div()."},
-    UN_FN(neg), UN_FN(abs), UN_FN(sign), UN_FN(sgn), UN_FN(sqrt),
-    UN_FN(rsqrt), UN_FN(exp), UN_FN(expm1), UN_FN(log), UN_FN(log1p),
-    UN_FN(log2), UN_FN(log10), UN_FN(sin), UN_FN(cos), UN_FN(tan),
-    UN_FN(tanh), UN_FN(sigmoid), UN_FN(relu), UN_FN(floor), UN_FN(ceil),
     {"round", CF(f_round), FASTKW,
      "round(input, *, decimals=0, out=None)\n--\n\n"
      "Half to even, at 10**-decimals."},
-    UN_FN(trunc), UN_FN(reciprocal), UN_FN(square),
-    UN_FN(logical_not), UN_FN(bitwise_not), UN_FN(isnan), UN_FN(isinf),
-    UN_FN(isfinite),
-    {"negative", CF(f_neg), FASTKW,
-     "negative(input, *, out=None)\n--\n\nneg()."},
+    {"_op_table", f_op_table, METH_NOARGS,
+     "_op_table()\n--\n\nThe rows of the operator table "
+     "(tensorlib/op_table.h) as dicts, for tests."},
     {"where", CF(f_where), FASTKW,
      "where(condition, input, other, *, out=None)\n--\n\n"},
     {"clamp", CF(f_clamp), FASTKW,

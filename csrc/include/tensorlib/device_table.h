@@ -20,7 +20,7 @@
 
 TL_EXTERN_C_BEGIN
 
-#define TL_DEVICE_OPS_ABI_VERSION 1
+#define TL_DEVICE_OPS_ABI_VERSION 2 /* 2: op codes from the op table */
 
 /* Operands of one elementwise launch at most (TL_ITER_MAX_OPERANDS). */
 #define TL_DEV_MAX_OPERANDS 8
@@ -39,10 +39,12 @@ typedef enum tl_dev_kind {
     TL_DEV_KIND_COUNT
 } tl_dev_kind;
 
-/* a + alpha * b (binary kind; the compute dtype's alpha in `value`). */
-#define TL_DEV_ADD_ALPHA 64
-/* A unary op that copies (floor, ceil, round, trunc of integers). */
-#define TL_DEV_UNARY_COPY 64
+/* Op codes beyond the table's ops (csrc/core/ops.c asserts that both
+ * stay above TL_BINARY_OP_COUNT / TL_UNARY_OP_COUNT and differ).
+ * a + alpha * b (binary kind; the compute dtype's alpha in `value`): */
+#define TL_DEV_ADD_ALPHA 256
+/* A unary op that copies (floor, ceil, round, trunc of integers): */
+#define TL_DEV_UNARY_COPY 257
 
 /* 16 bytes holding one element of any dtype (complex128 included). */
 typedef union tl_dev_value {

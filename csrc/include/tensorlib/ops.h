@@ -45,6 +45,7 @@
 
 #include "tensorlib/base.h"
 #include "tensorlib/dtype.h"
+#include "tensorlib/op_table.h"
 #include "tensorlib/status.h"
 #include "tensorlib/tensor.h"
 
@@ -135,41 +136,20 @@ TL_API int tl_tensor_item(const tl_tensor_impl *t, tl_scalar *out);
 
 /* ---- binary ops ------------------------------------------------------- */
 
-/* Result dtype R = tl_result_type(a, b) unless said otherwise; "ints"
- * includes bool where not said otherwise. */
+/* The binary ops, one per row of TL_BINARY_OPS (tensorlib/op_table.h,
+ * whose columns give each op's dtypes, result rule and refusals):
+ * TL_BINARY_ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, POW, MAXIMUM,
+ * MINIMUM, EQ, NE, LT, LE, GT, GE, LOGICAL_AND/OR/XOR, BITWISE_AND/OR/XOR,
+ * LSHIFT, RSHIFT.  Result dtype R = tl_result_type(a, b) unless the row's
+ * rule says otherwise.  Integer floor_divide / remainder by 0:
+ * TL_ERR_ZERO_DIVISION.  pow: an integer result with a negative Python
+ * scalar exponent is TL_ERR_VALUE.  Shifts by a count < 0 or >= the bit
+ * width give 0, or -1 for a right shift of a negative. */
 typedef enum tl_binary_op {
-    TL_BINARY_ADD = 0,    /* R (bool + bool = bool, as logical or);
-                             a + alpha * b */
-    TL_BINARY_SUB,        /* R; a - alpha * b; a bool operand: TL_ERR_TYPE */
-    TL_BINARY_MUL,        /* R (bool: logical and) */
-    TL_BINARY_DIV,        /* true division: ints -> float32; R otherwise */
-    TL_BINARY_FLOOR_DIVIDE, /* R; bool/complex: TL_ERR_TYPE; ints by 0:
-                               TL_ERR_ZERO_DIVISION; floats as NumPy */
-    TL_BINARY_REMAINDER,  /* R; sign of the divisor (Python); bool/complex:
-                             TL_ERR_TYPE; ints by 0: TL_ERR_ZERO_DIVISION */
-    TL_BINARY_POW,        /* R; bool: TL_ERR_TYPE; integer result with a
-                             negative integer exponent: TL_ERR_VALUE
-                             "Integers to negative integer powers are not
-                             allowed." */
-    TL_BINARY_MAXIMUM,    /* R, NaN propagating; complex: TL_ERR_TYPE */
-    TL_BINARY_MINIMUM,    /* R, NaN propagating; complex: TL_ERR_TYPE */
-    TL_BINARY_EQ,         /* -> bool, compared in R */
-    TL_BINARY_NE,         /* -> bool */
-    TL_BINARY_LT,         /* -> bool; complex: TL_ERR_TYPE */
-    TL_BINARY_LE,         /* -> bool; complex: TL_ERR_TYPE */
-    TL_BINARY_GT,         /* -> bool; complex: TL_ERR_TYPE */
-    TL_BINARY_GE,         /* -> bool; complex: TL_ERR_TYPE */
-    TL_BINARY_LOGICAL_AND, /* -> bool (any dtype: nonzero is true) */
-    TL_BINARY_LOGICAL_OR,  /* -> bool */
-    TL_BINARY_LOGICAL_XOR, /* -> bool */
-    TL_BINARY_BITWISE_AND, /* R; ints and bool only, else TL_ERR_TYPE
-                              "bitwise_and is not supported for float32" */
-    TL_BINARY_BITWISE_OR,
-    TL_BINARY_BITWISE_XOR,
-    TL_BINARY_LSHIFT,     /* R; ints only (not bool); a count < 0 or >= the
-                             bit width gives 0 */
-    TL_BINARY_RSHIFT,     /* R; ints only; a count < 0 or >= the bit width
-                             gives 0, or -1 for a negative a */
+#define TL_X_(ID, name, py, set, res, impl, form, flags, hint, doc)         \
+    TL_BINARY_##ID,
+    TL_BINARY_OPS(TL_X_)
+#undef TL_X_
     TL_BINARY_OP_COUNT
 } tl_binary_op;
 
@@ -212,43 +192,42 @@ TL_API const char *tl_op_binary_name(int op);
 
 /* ---- unary ops -------------------------------------------------------- */
 
-/* "same" = the input's dtype; "float" = ints and bool give float32,
- * floating and complex keep theirs. */
+/* The unary ops, one per row of TL_UNARY_OPS (tensorlib/op_table.h):
+ * TL_UNARY_NEG, ABS, SIGN, SGN, SQRT, RSQRT, EXP, EXPM1, LOG, LOG1P, LOG2,
+ * LOG10, SIN, COS, TAN, TANH, SIGMOID, RELU, FLOOR, CEIL, ROUND, TRUNC,
+ * RECIPROCAL, SQUARE, LOGICAL_NOT, BITWISE_NOT, ISNAN, ISINF, ISFINITE,
+ * and the rows added since (the table is the list). */
 typedef enum tl_unary_op {
-    TL_UNARY_NEG = 0,     /* same; bool: TL_ERR_TYPE; unsigned wraps */
-    TL_UNARY_ABS,         /* same (complex -> its real dtype, hypot);
-                             bool: TL_ERR_TYPE */
-    TL_UNARY_SIGN,        /* same (bool too); NaN -> NaN; complex:
-                             TL_ERR_TYPE (use sgn) */
-    TL_UNARY_SGN,         /* same; complex: z / |z| (0 at 0) */
-    TL_UNARY_SQRT,        /* float, complex ok */
-    TL_UNARY_RSQRT,       /* float */
-    TL_UNARY_EXP,         /* float */
-    TL_UNARY_EXPM1,       /* float */
-    TL_UNARY_LOG,         /* float */
-    TL_UNARY_LOG1P,       /* float */
-    TL_UNARY_LOG2,        /* float */
-    TL_UNARY_LOG10,       /* float */
-    TL_UNARY_SIN,         /* float */
-    TL_UNARY_COS,         /* float */
-    TL_UNARY_TAN,         /* float */
-    TL_UNARY_TANH,        /* float */
-    TL_UNARY_SIGMOID,     /* float */
-    TL_UNARY_RELU,        /* same; NaN stays NaN; bool/complex: TL_ERR_TYPE */
-    TL_UNARY_FLOOR,       /* same (ints: a copy); bool, complex:
-                             TL_ERR_TYPE */
-    TL_UNARY_CEIL,
-    TL_UNARY_ROUND,       /* half to even */
-    TL_UNARY_TRUNC,
-    TL_UNARY_RECIPROCAL,  /* float */
-    TL_UNARY_SQUARE,      /* same; bool -> int64 (pow(x, 2) in PyTorch) */
-    TL_UNARY_LOGICAL_NOT, /* -> bool */
-    TL_UNARY_BITWISE_NOT, /* same; ints and bool (logical not) only */
-    TL_UNARY_ISNAN,       /* -> bool */
-    TL_UNARY_ISINF,       /* -> bool */
-    TL_UNARY_ISFINITE,    /* -> bool */
+#define TL_X_(ID, name, py, set, res, impl, form, flags, hint, doc)         \
+    TL_UNARY_##ID,
+    TL_UNARY_OPS(TL_X_)
+#undef TL_X_
     TL_UNARY_OP_COUNT
 } tl_unary_op;
+
+/* One op's row in plain values (tl_op_unary_info / tl_op_binary_info). */
+typedef struct tl_op_info {
+    const char *name;  /* core name */
+    const char *py;    /* Python function / method name */
+    unsigned set;      /* TL_OPCL_ bits: compute dtypes with kernels */
+    int res;           /* TL_OPR_ result rule */
+    unsigned flags;    /* TL_OPF_ bits (the form's included) */
+    const char *hint;  /* appended to refusals ("" for none) */
+    const char *doc;   /* docstring's first line */
+} tl_op_info;
+
+/* Returns: borrowed static row of op, or NULL for a bad op. */
+TL_API const tl_op_info *tl_op_unary_info(int op);
+TL_API const tl_op_info *tl_op_binary_info(int op);
+
+/* Whether the CPU kernel table has a loop for op at compute dtype dt
+ * (has_kernel), and whether a row's set (TL_OPCL_ bits) contains dt
+ * (set_has_dtype; float16/bfloat16 count as F).  tests/test_ops_table.py
+ * requires the two to agree for every (op, dtype); the CUDA dispatch is
+ * expanded from the same set.  Returns 1 or 0. */
+TL_API int tl_op_unary_has_kernel(int op, tl_dtype dt);
+TL_API int tl_op_binary_has_kernel(int op, tl_dtype dt);
+TL_API int tl_op_set_has_dtype(unsigned set, tl_dtype dt);
 
 /* op(a).  Returns: new reference (out when given), or NULL. */
 TL_API tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out,

@@ -1,0 +1,554 @@
+/* csrc/core/scalar_math.h — internal: the one copy of tensorlib's scalar
+ * numerics, shared by the CPU kernels (csrc/core/kernels_*.c, dtype.c,
+ * compiled as C11) and the CUDA kernels (csrc/cuda/kernels.cuh, compiled
+ * as CUDA C++ by nvcc, or as host C++ by the emulated build): float16 and
+ * bfloat16 conversions, the defined float -> integer casts, integer floor
+ * division / remainder / power / shifts, NaN-propagating maximum and
+ * minimum, float floor division and remainder (NumPy's npy_divmod), and
+ * complex products, quotients, reciprocals and the exact cases of pow on
+ * plain structs.  Every function here is TL_HD: host-and-device inline.
+ *
+ * C/C++-neutral (DESIGN.md "Layers"): no _Atomic, restrict or
+ * _Static_assert here, no C99 _Complex (CUDA has none): complex values are
+ * tl_sm_c64 / tl_sm_c128 structs; the CPU kernels convert their _Complex
+ * values at the call (the compiler removes the moves).  Functions are
+ * named tl_sm_<what>_<dtype short name> (u8 i8 i16 u16 i32 u32 i64 u64
+ * f32 f64 c64 c128); under C++ each also has an overload tl_sm_<what>()
+ * for the templated CUDA functors.  No allocation, no errno, no state. */
+#ifndef TENSORLIB_CSRC_CORE_SCALAR_MATH_H
+#define TENSORLIB_CSRC_CORE_SCALAR_MATH_H
+#ifndef TL_BUILDING_LIB
+#error "csrc/core/scalar_math.h is internal to tensorlib"
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Host-and-device inline: nvcc compiles these for both sides; C gets
+ * static inline; host C++ (the emulated CUDA build) plain inline, so that
+ * functor members marked TL_HD stay members. */
+#ifndef TL_HD
+#if defined(__CUDACC__) && !defined(TL_CUDA_EMULATE)
+#define TL_HD __host__ __device__ __forceinline__
+#define TL_ON_DEVICE 1
+#elif defined(__cplusplus)
+#define TL_HD inline
+#else
+#define TL_HD static inline
+#endif
+#endif
+
+/* Overloads for C++ callers (templated functors); nothing in C. */
+#ifdef __cplusplus
+#define TL_SM_OVL1(NAME, N, R, T)                                           \
+    TL_HD R tl_sm_##NAME(T a) { return tl_sm_##NAME##_##N(a); }
+#define TL_SM_OVL2(NAME, N, R, T)                                           \
+    TL_HD R tl_sm_##NAME(T a, T b) { return tl_sm_##NAME##_##N(a, b); }
+#else
+#define TL_SM_OVL1(NAME, N, R, T)
+#define TL_SM_OVL2(NAME, N, R, T)
+#endif
+
+/* ---- bit casts ------------------------------------------------------- */
+
+TL_HD float tl_sm_bits_to_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+TL_HD uint32_t tl_sm_f32_to_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* ---- float16 / bfloat16 ---------------------------------------------
+ * Round to nearest even, once.  From float32 by integer arithmetic on the
+ * bits; from float64 directly (Note [Rounding to small floats]), never
+ * through float32, which would round twice. */
+
+TL_HD float tl_sm_half_to_float(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu;
+    const uint32_t m = h & 0x3ffu;
+    uint32_t f;
+    if (e == 0x1f) {
+        f = sign | 0x7f800000u | (m << 13);
+    } else if (e != 0) {
+        f = sign | ((e + 112u) << 23) | (m << 13);
+    } else {
+        f = tl_sm_f32_to_bits((float)m * 0x1p-24f) | sign;
+    }
+    return tl_sm_bits_to_f32(f);
+}
+
+TL_HD uint16_t tl_sm_half_from_float(float x)
+{
+    const uint32_t f = tl_sm_f32_to_bits(x);
+    const uint32_t sign = (f >> 16) & 0x8000u;
+    uint32_t a = f & 0x7fffffffu;
+    if (a >= 0x7f800000u) { /* inf or NaN */
+        return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    }
+    if (a >= 0x477ff000u) { /* >= 65520 rounds to infinity */
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (a < 0x38800000u) { /* below 2^-14: a half subnormal */
+        /* Adding 0.5 puts the half-subnormal unit (2^-24) at the float's
+         * last mantissa bit, so the FPU's own round-to-even does the
+         * work. */
+        const uint32_t r = tl_sm_f32_to_bits(tl_sm_bits_to_f32(a) + 0.5f);
+        return (uint16_t)(sign | (r - 0x3f000000u));
+    }
+    const uint32_t odd = (a >> 13) & 1u;
+    a += 0xc8000000u /* rebias (15 - 127) << 23 */ + 0xfffu + odd;
+    return (uint16_t)(sign | (a >> 13));
+}
+
+TL_HD float tl_sm_bf16_to_float(uint16_t b)
+{
+    return tl_sm_bits_to_f32((uint32_t)b << 16);
+}
+
+TL_HD uint16_t tl_sm_bf16_from_float(float x)
+{
+    uint32_t f = tl_sm_f32_to_bits(x);
+    if ((f & 0x7fffffffu) > 0x7f800000u) { /* NaN: keep it quiet */
+        return (uint16_t)((f >> 16) | 0x40u);
+    }
+    f += 0x7fffu + ((f >> 16) & 1u);
+    return (uint16_t)(f >> 16);
+}
+
+/* Note [Rounding to small floats]
+ * A double is rounded once to a binary format with `ebits` exponent bits
+ * and `mbits` stored mantissa bits: scale the magnitude so that the wanted
+ * mantissa (including the implicit bit) becomes the integer part, then
+ * rint() rounds half to even in the default rounding mode.  The scaling by
+ * a power of two is exact, so there is exactly one rounding.  A carry into
+ * the next binade is handled by the encoding itself (mantissa 2^mbits
+ * reads as the next exponent); overflow gives infinity. */
+TL_HD uint16_t tl_sm_small_float_from_double(double x, int ebits, int mbits)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const uint32_t sign = (uint32_t)(bits >> 63) << (ebits + mbits);
+    const uint32_t exp_all = (1u << ebits) - 1;
+    if (x != x) {
+        return (uint16_t)(sign | (exp_all << mbits) | (1u << (mbits - 1)));
+    }
+    const double a = fabs(x);
+    if (a == (double)INFINITY) {
+        return (uint16_t)(sign | (exp_all << mbits));
+    }
+    if (a == 0.0) {
+        return (uint16_t)sign;
+    }
+    const int bias = (1 << (ebits - 1)) - 1;
+    const int emin = 1 - bias;
+    int e;
+    (void)frexp(a, &e);
+    int ex = e - 1; /* a in [2^ex, 2^(ex+1)) */
+    if (ex < emin) {
+        /* Subnormal: the unit is 2^(emin - mbits). */
+        const double m = rint(ldexp(a, mbits - emin));
+        return (uint16_t)(sign | (uint32_t)m);
+    }
+    const double m = rint(ldexp(a, mbits - ex)); /* [2^mbits, 2^(mbits+1)] */
+    uint32_t mi = (uint32_t)m;
+    if (mi == (1u << (mbits + 1))) {
+        mi >>= 1;
+        ex += 1;
+    }
+    if (ex > bias) {
+        return (uint16_t)(sign | (exp_all << mbits));
+    }
+    return (uint16_t)(sign | ((uint32_t)(ex + bias) << mbits) |
+                      (mi - (1u << mbits)));
+}
+
+TL_HD uint16_t tl_sm_half_from_double(double x)
+{
+    return tl_sm_small_float_from_double(x, 5, 10);
+}
+
+TL_HD uint16_t tl_sm_bf16_from_double(double x)
+{
+    return tl_sm_small_float_from_double(x, 8, 7);
+}
+
+/* ---- integers to double, rounded to odd -------------------------------
+ * uint64 / int64 as a double rounded to odd at 53 bits: exact below 2^53;
+ * above, the bits shifted out are folded into a sticky bit, so that a
+ * second rounding to 24 bits or fewer (float16, bfloat16) is correct. */
+TL_HD double tl_sm_u64_to_double_rto(uint64_t u)
+{
+    if (u < (UINT64_C(1) << 53)) {
+        return (double)u;
+    }
+    int shift = 0;
+    while ((u >> shift) >= (UINT64_C(1) << 53)) {
+        shift++;
+    }
+    uint64_t m = u >> shift;
+    if (u & ((UINT64_C(1) << shift) - 1)) {
+        m |= 1;
+    }
+    return ldexp((double)m, shift);
+}
+
+TL_HD double tl_sm_i64_to_double_rto(int64_t i)
+{
+    const uint64_t mag = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+    const double d = tl_sm_u64_to_double_rto(mag);
+    return i < 0 ? -d : d;
+}
+
+/* ---- float -> integer: defined results --------------------------------
+ * NaN gives 0; values at or beyond the type's range saturate at its
+ * minimum or maximum (DESIGN.md "Numeric semantics"); no UB. */
+#define TL_SM_DEF_SAT(N, T, MIN, MAX)                                       \
+    TL_HD T tl_sm_sat_##N(double x)                                         \
+    {                                                                       \
+        if (x != x) {                                                       \
+            return 0;                                                       \
+        }                                                                   \
+        if (x <= (double)(MIN)) {                                           \
+            return (MIN);                                                   \
+        }                                                                   \
+        if (x >= (double)(MAX)) {                                           \
+            return (MAX);                                                   \
+        }                                                                   \
+        return (T)x;                                                        \
+    }
+TL_SM_DEF_SAT(u8, uint8_t, 0, UINT8_MAX)
+TL_SM_DEF_SAT(i8, int8_t, INT8_MIN, INT8_MAX)
+TL_SM_DEF_SAT(i16, int16_t, INT16_MIN, INT16_MAX)
+TL_SM_DEF_SAT(u16, uint16_t, 0, UINT16_MAX)
+TL_SM_DEF_SAT(i32, int32_t, INT32_MIN, INT32_MAX)
+TL_SM_DEF_SAT(u32, uint32_t, 0, UINT32_MAX)
+TL_SM_DEF_SAT(i64, int64_t, INT64_MIN, INT64_MAX)
+TL_SM_DEF_SAT(u64, uint64_t, 0, UINT64_MAX)
+#undef TL_SM_DEF_SAT
+
+/* ---- integer arithmetic -----------------------------------------------
+ * Computed in a wide unsigned type WU (uint32_t below 64 bits, so that
+ * uint8_t/uint16_t never promote to int), so overflow wraps without UB.
+ * Floor division and Python's remainder (sign of the divisor); INT_MIN //
+ * -1 == INT_MIN, INT_MIN % -1 == 0; a zero divisor (the op entry point
+ * refuses one before any kernel runs) gives 0 rather than a trap.  pow:
+ * exponentiation by squaring, wrapping; a negative exponent gives
+ * PyTorch's powi (1 ** -n == 1, (-1) ** -n == +-1, else 0).  Shifts by a
+ * count < 0 or >= the bit width give 0, or -1 for a right shift of a
+ * negative (NumPy). */
+#define TL_SM_DEF_INT_ANY(N, T, WU, BITS)                                   \
+    TL_HD T tl_sm_upow_##N(T a, T b)                                        \
+    {                                                                       \
+        WU r = 1, x = (WU)a;                                                \
+        while (b) {                                                         \
+            if (b & 1) {                                                    \
+                r *= x;                                                     \
+            }                                                               \
+            x *= x;                                                         \
+            b = (T)(b >> 1);                                                \
+        }                                                                   \
+        return (T)r;                                                        \
+    }                                                                       \
+    TL_HD T tl_sm_maximum_##N(T a, T b) { return a > b ? a : b; }           \
+    TL_HD T tl_sm_minimum_##N(T a, T b) { return a < b ? a : b; }           \
+    TL_SM_OVL2(maximum, N, T, T)                                            \
+    TL_SM_OVL2(minimum, N, T, T)
+
+#define TL_SM_DEF_SIGNED(N, T, WU, BITS)                                    \
+    TL_SM_DEF_INT_ANY(N, T, WU, BITS)                                       \
+    TL_HD T tl_sm_floor_divide_##N(T a, T b)                                \
+    {                                                                       \
+        if (b == 0) {                                                       \
+            return 0;                                                       \
+        }                                                                   \
+        if (b == -1) {                                                      \
+            return (T)((WU)0 - (WU)a);                                      \
+        }                                                                   \
+        T q = (T)(a / b);                                                   \
+        if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) {                      \
+            q = (T)(q - 1);                                                 \
+        }                                                                   \
+        return q;                                                           \
+    }                                                                       \
+    TL_HD T tl_sm_remainder_##N(T a, T b)                                   \
+    {                                                                       \
+        if (b == 0 || b == -1) {                                            \
+            return 0;                                                       \
+        }                                                                   \
+        T r = (T)(a % b);                                                   \
+        if (r != 0 && ((r < 0) != (b < 0))) {                               \
+            r = (T)(r + b);                                                 \
+        }                                                                   \
+        return r;                                                           \
+    }                                                                       \
+    TL_HD T tl_sm_pow_##N(T a, T b)                                         \
+    {                                                                       \
+        if (b < 0) {                                                        \
+            return (T)(a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0);      \
+        }                                                                   \
+        return tl_sm_upow_##N(a, b);                                        \
+    }                                                                       \
+    TL_HD T tl_sm_lshift_##N(T a, T b)                                      \
+    {                                                                       \
+        if (b < 0 || b >= (BITS)) {                                         \
+            return 0;                                                       \
+        }                                                                   \
+        return (T)((WU)a << b);                                             \
+    }                                                                       \
+    TL_HD T tl_sm_rshift_##N(T a, T b)                                      \
+    {                                                                       \
+        if (b < 0 || b >= (BITS)) {                                         \
+            return (T)(a < 0 ? -1 : 0);                                     \
+        }                                                                   \
+        return (T)(a >> b);                                                 \
+    }                                                                       \
+    TL_SM_OVL2(floor_divide, N, T, T)                                       \
+    TL_SM_OVL2(remainder, N, T, T)                                          \
+    TL_SM_OVL2(pow, N, T, T)                                                \
+    TL_SM_OVL2(lshift, N, T, T)                                             \
+    TL_SM_OVL2(rshift, N, T, T)
+
+#define TL_SM_DEF_UNSIGNED(N, T, WU, BITS)                                  \
+    TL_SM_DEF_INT_ANY(N, T, WU, BITS)                                       \
+    TL_HD T tl_sm_floor_divide_##N(T a, T b)                                \
+    {                                                                       \
+        return b ? (T)(a / b) : (T)0;                                       \
+    }                                                                       \
+    TL_HD T tl_sm_remainder_##N(T a, T b) { return b ? (T)(a % b) : (T)0; } \
+    TL_HD T tl_sm_pow_##N(T a, T b) { return tl_sm_upow_##N(a, b); }        \
+    TL_HD T tl_sm_lshift_##N(T a, T b)                                      \
+    {                                                                       \
+        return b >= (BITS) ? (T)0 : (T)((WU)a << b);                        \
+    }                                                                       \
+    TL_HD T tl_sm_rshift_##N(T a, T b)                                      \
+    {                                                                       \
+        return b >= (BITS) ? (T)0 : (T)(a >> b);                            \
+    }                                                                       \
+    TL_SM_OVL2(floor_divide, N, T, T)                                       \
+    TL_SM_OVL2(remainder, N, T, T)                                          \
+    TL_SM_OVL2(pow, N, T, T)                                                \
+    TL_SM_OVL2(lshift, N, T, T)                                             \
+    TL_SM_OVL2(rshift, N, T, T)
+
+TL_SM_DEF_UNSIGNED(u8, uint8_t, uint32_t, 8)
+TL_SM_DEF_SIGNED(i8, int8_t, uint32_t, 8)
+TL_SM_DEF_SIGNED(i16, int16_t, uint32_t, 16)
+TL_SM_DEF_UNSIGNED(u16, uint16_t, uint32_t, 16)
+TL_SM_DEF_SIGNED(i32, int32_t, uint32_t, 32)
+TL_SM_DEF_UNSIGNED(u32, uint32_t, uint32_t, 32)
+TL_SM_DEF_SIGNED(i64, int64_t, uint64_t, 64)
+TL_SM_DEF_UNSIGNED(u64, uint64_t, uint64_t, 64)
+#undef TL_SM_DEF_SIGNED
+#undef TL_SM_DEF_UNSIGNED
+#undef TL_SM_DEF_INT_ANY
+
+/* ---- real floating point ----------------------------------------------
+ * maximum/minimum propagate NaN (a NaN b fails a >= b and is taken; a NaN
+ * a is kept by the second test: two blends, which vectorise).  floor
+ * division and remainder follow NumPy's npy_divmod: the quotient is
+ * (a - fmod(a, b)) / b corrected toward -inf and snapped to an integer;
+ * the remainder takes the divisor's sign (+0 or -0 as b). */
+#define TL_SM_DEF_FLOAT(N, T, SFX)                                          \
+    TL_HD T tl_sm_maximum_##N(T a, T b)                                     \
+    {                                                                       \
+        const T m = a >= b ? a : b;                                         \
+        return a != a ? a : m;                                              \
+    }                                                                       \
+    TL_HD T tl_sm_minimum_##N(T a, T b)                                     \
+    {                                                                       \
+        const T m = a <= b ? a : b;                                         \
+        return a != a ? a : m;                                              \
+    }                                                                       \
+    TL_HD T tl_sm_floor_divide_##N(T a, T b)                                \
+    {                                                                       \
+        if (b == 0) {                                                       \
+            return a / b;                                                   \
+        }                                                                   \
+        const T mod = fmod##SFX(a, b);                                      \
+        T div = (a - mod) / b;                                              \
+        if (mod != 0 && ((b < 0) != (mod < 0))) {                           \
+            div -= 1;                                                       \
+        }                                                                   \
+        if (div != 0) {                                                     \
+            T fl = floor##SFX(div);                                         \
+            if (div - fl > (T)0.5) {                                        \
+                fl += 1;                                                    \
+            }                                                               \
+            return fl;                                                      \
+        }                                                                   \
+        return copysign##SFX((T)0, a / b);                                  \
+    }                                                                       \
+    TL_HD T tl_sm_remainder_##N(T a, T b)                                   \
+    {                                                                       \
+        T mod = fmod##SFX(a, b);                                            \
+        if (b == 0) {                                                       \
+            return mod;                                                     \
+        }                                                                   \
+        if (mod != 0) {                                                     \
+            if ((b < 0) != (mod < 0)) {                                     \
+                mod += b;                                                   \
+            }                                                               \
+        } else {                                                            \
+            mod = copysign##SFX((T)0, b);                                   \
+        }                                                                   \
+        return mod;                                                         \
+    }                                                                       \
+    TL_SM_OVL2(maximum, N, T, T)                                            \
+    TL_SM_OVL2(minimum, N, T, T)                                            \
+    TL_SM_OVL2(floor_divide, N, T, T)                                       \
+    TL_SM_OVL2(remainder, N, T, T)
+TL_SM_DEF_FLOAT(f32, float, f)
+TL_SM_DEF_FLOAT(f64, double, )
+#undef TL_SM_DEF_FLOAT
+
+/* ---- complex ------------------------------------------------------------
+ * NumPy's formulas: the schoolbook product, Smith's quotient (a zero
+ * divisor divides by the zero magnitude, giving NumPy's inf/NaN), and
+ * exact repeated multiplication for small integer powers. */
+typedef struct tl_sm_c64 {
+    float re, im;
+} tl_sm_c64;
+typedef struct tl_sm_c128 {
+    double re, im;
+} tl_sm_c128;
+
+#define TL_SM_DEF_COMPLEX(N, CT, R)                                         \
+    TL_HD CT tl_sm_cmake_##N(R re, R im)                                    \
+    {                                                                       \
+        CT z;                                                               \
+        z.re = re;                                                          \
+        z.im = im;                                                          \
+        return z;                                                           \
+    }                                                                       \
+    TL_HD CT tl_sm_cmul_##N(CT a, CT b)                                     \
+    {                                                                       \
+        return tl_sm_cmake_##N(a.re * b.re - a.im * b.im,                   \
+                               a.re * b.im + a.im * b.re);                  \
+    }                                                                       \
+    TL_HD CT tl_sm_cdiv_##N(CT a, CT b)                                     \
+    {                                                                       \
+        const R abr = fabs(b.re), abi = fabs(b.im);                         \
+        if (abr >= abi) {                                                   \
+            if (abr == 0 && abi == 0) {                                     \
+                return tl_sm_cmake_##N(a.re / abr, a.im / abr);             \
+            }                                                               \
+            const R rat = b.im / b.re, scl = (R)1.0 / (b.re + b.im * rat);  \
+            return tl_sm_cmake_##N((a.re + a.im * rat) * scl,               \
+                                   (a.im - a.re * rat) * scl);              \
+        }                                                                   \
+        const R rat = b.re / b.im, scl = (R)1.0 / (b.im + b.re * rat);      \
+        return tl_sm_cmake_##N((a.re * rat + a.im) * scl,                   \
+                               (a.im * rat - a.re) * scl);                  \
+    }                                                                       \
+    TL_HD CT tl_sm_crecip_##N(CT b)                                         \
+    {                                                                       \
+        const R abr = fabs(b.re), abi = fabs(b.im);                         \
+        if (abr >= abi) {                                                   \
+            if (abr == 0 && abi == 0) {                                     \
+                return tl_sm_cmake_##N((R)1 / abr, (R)0 / abr);             \
+            }                                                               \
+            const R rat = b.im / b.re, scl = (R)1 / (b.re + b.im * rat);    \
+            return tl_sm_cmake_##N(scl, -rat * scl);                        \
+        }                                                                   \
+        const R rat = b.re / b.im, scl = (R)1 / (b.im + b.re * rat);        \
+        return tl_sm_cmake_##N(rat * scl, -scl);                            \
+    }                                                                       \
+    /* a ** b where the answer is exact or special (NumPy's cpow): b == 0   \
+     * gives 1; a == 0 gives 0 for Re b > 0 (NumPy 2), else NaN; a real     \
+     * integer b in (-100, 100) multiplies by squaring.  Returns 1 with     \
+     * *r set, or 0: the caller computes exp(b log a) (libm's cpow on the   \
+     * CPU, the same formula in CUDA). */                                   \
+    TL_HD int tl_sm_cpow_exact_##N(CT a, CT b, CT *r)                       \
+    {                                                                       \
+        if (b.re == 0 && b.im == 0) {                                       \
+            *r = tl_sm_cmake_##N(1, 0);                                     \
+            return 1;                                                       \
+        }                                                                   \
+        if (a.re == 0 && a.im == 0) {                                       \
+            *r = b.re > 0 ? tl_sm_cmake_##N(0, 0)                           \
+                          : tl_sm_cmake_##N((R)NAN, (R)NAN);                \
+            return 1;                                                       \
+        }                                                                   \
+        if (!(b.im == 0 && b.re > -100 && b.re < 100 &&                     \
+              b.re == (R)(int)b.re)) {                                      \
+            return 0;                                                       \
+        }                                                                   \
+        const int n = (int)b.re;                                            \
+        if (n == 1) {                                                       \
+            *r = a;                                                         \
+        } else if (n == 2) {                                                \
+            *r = tl_sm_cmul_##N(a, a);                                      \
+        } else if (n == 3) {                                                \
+            *r = tl_sm_cmul_##N(a, tl_sm_cmul_##N(a, a));                   \
+        } else {                                                            \
+            unsigned m = (unsigned)(n < 0 ? -n : n);                        \
+            CT acc = tl_sm_cmake_##N(1, 0), p = a;                          \
+            for (;;) {                                                      \
+                if (m & 1u) {                                               \
+                    acc = tl_sm_cmul_##N(acc, p);                           \
+                }                                                           \
+                m >>= 1;                                                    \
+                if (!m) {                                                   \
+                    break;                                                  \
+                }                                                           \
+                p = tl_sm_cmul_##N(p, p);                                   \
+            }                                                               \
+            *r = n < 0 ? tl_sm_cdiv_##N(tl_sm_cmake_##N(1, 0), acc) : acc;  \
+        }                                                                   \
+        return 1;                                                           \
+    }                                                                       \
+    TL_SM_OVL2(cmul, N, CT, CT)                                             \
+    TL_SM_OVL2(cdiv, N, CT, CT)                                             \
+    TL_SM_OVL1(crecip, N, CT, CT)
+TL_SM_DEF_COMPLEX(c64, tl_sm_c64, float)
+TL_SM_DEF_COMPLEX(c128, tl_sm_c128, double)
+#undef TL_SM_DEF_COMPLEX
+
+/* ---- unary functions of the op table (impl SM) -------------------------
+ * tl_sm_<name>_<N> for each compute dtype of the row's set, each followed
+ * by its TL_SM_OVL1 (docs/adding-an-op.md). */
+
+/* exp2: 2 ** x.  Reals: libm's exp2.  Complex: NumPy's exp(z ln 2), the
+ * imaginary part kept exactly when it is 0. */
+TL_HD float tl_sm_exp2_f32(float x) { return exp2f(x); }
+TL_SM_OVL1(exp2, f32, float, float)
+TL_HD double tl_sm_exp2_f64(double x) { return exp2(x); }
+TL_SM_OVL1(exp2, f64, double, double)
+#define TL_SM_DEF_CEXP2(N, CT, R, SFX)                                      \
+    TL_HD CT tl_sm_exp2_##N(CT z)                                           \
+    {                                                                       \
+        const R ln2 = (R)0.693147180559945309417;                           \
+        const R x = z.re * ln2, y = z.im * ln2;                             \
+        const R e = exp##SFX(x);                                            \
+        if (y == 0) {                                                       \
+            return tl_sm_cmake_##N(e, y);                                   \
+        }                                                                   \
+        return tl_sm_cmake_##N(e * cos##SFX(y), e * sin##SFX(y));           \
+    }                                                                       \
+    TL_SM_OVL1(exp2, N, CT, CT)
+TL_SM_DEF_CEXP2(c64, tl_sm_c64, float, f)
+TL_SM_DEF_CEXP2(c128, tl_sm_c128, double, )
+#undef TL_SM_DEF_CEXP2
+
+#ifdef __cplusplus
+TL_HD int tl_sm_cpow_exact(tl_sm_c64 a, tl_sm_c64 b, tl_sm_c64 *r)
+{
+    return tl_sm_cpow_exact_c64(a, b, r);
+}
+TL_HD int tl_sm_cpow_exact(tl_sm_c128 a, tl_sm_c128 b, tl_sm_c128 *r)
+{
+    return tl_sm_cpow_exact_c128(a, b, r);
+}
+#endif
+
+#endif /* TENSORLIB_CSRC_CORE_SCALAR_MATH_H */
