@@ -26,10 +26,6 @@ static inline int64_t tl_itemsize(int dt)
     return tl_dtype_table[dt].itemsize;
 }
 
-/* The dtype predicates, defined once for every core file. */
-static inline int tl_dtype_kind(int dt) { return tl_dtype_table[dt].kind; }
-static inline bool tl_dtype_is_intlike(int dt) { int k = tl_dtype_kind(dt); return k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT; }
-
 /* Storage types of float16 / bfloat16 (bit patterns). */
 typedef uint16_t tl_half;
 typedef uint16_t tl_bf16;

@@ -35,7 +35,7 @@ tl_dtype tl_promote_types(tl_dtype a, tl_dtype b)
     if (a == b) {
         return a;
     }
-    int ka = tl_dtype_kind(a), kb = tl_dtype_kind(b);
+    int ka = tl_dtype_kind_of(a), kb = tl_dtype_kind_of(b);
     if (ka == TL_KIND_BOOL) {
         return b;
     }
@@ -93,7 +93,7 @@ static int combine(int higher, int lower)
     if (lower < 0) {
         return higher;
     }
-    int kh = tl_dtype_kind(higher), kl = tl_dtype_kind(lower);
+    int kh = tl_dtype_kind_of(higher), kl = tl_dtype_kind_of(lower);
     if (kh == TL_KIND_COMPLEX) {
         return higher;
     }
@@ -129,7 +129,7 @@ tl_dtype tl_result_type(int n, tl_tensor_impl *const *operands)
         }
         tl_dtype dt = (tl_dtype)t->dtype;
         if (t->flags & TL_FLAG_WRAPPED_NUMBER) {
-            int k = tl_dtype_kind(dt);
+            int k = tl_dtype_kind_of(dt);
             if (k == TL_KIND_COMPLEX) {
                 dt = TL_DEFAULT_COMPLEX;
             } else if (k == TL_KIND_FLOAT) {
@@ -150,7 +150,7 @@ tl_dtype tl_result_type(int n, tl_tensor_impl *const *operands)
 
 bool tl_can_cast(tl_dtype from, tl_dtype to)
 {
-    int kf = tl_dtype_kind(from), kt = tl_dtype_kind(to);
+    int kf = tl_dtype_kind_of(from), kt = tl_dtype_kind_of(to);
     if (kf == TL_KIND_COMPLEX && kt != TL_KIND_COMPLEX) {
         return false;
     }

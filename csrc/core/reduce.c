@@ -73,7 +73,7 @@ int tl_reduce_from_name(const char *name)
 
 static bool is_float_or_complex(int dt)
 {
-    int k = tl_dtype_kind(dt);
+    int k = tl_dtype_kind_of(dt);
     return k == TL_KIND_FLOAT || k == TL_KIND_COMPLEX;
 }
 
@@ -153,7 +153,7 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
         if (dtype >= 0) {
             return tl_error(TL_ERR_TYPE, "%s() takes no dtype", name);
         }
-        if (tl_dtype_kind(a) == TL_KIND_COMPLEX) {
+        if (tl_dtype_kind_of(a) == TL_KIND_COMPLEX) {
             return tl_error(TL_ERR_TYPE,
                             "%s(): does not support complex input", name);
         }
@@ -961,7 +961,7 @@ static int fill_empty(int op, tl_tensor_impl *dest)
         s = tl_scalar_int(1);
         break;
     default: /* mean, var, std */
-        s = tl_dtype_kind(dest->dtype) == TL_KIND_COMPLEX
+        s = tl_dtype_kind_of(dest->dtype) == TL_KIND_COMPLEX
                 ? tl_scalar_complex(NAN, NAN)
                 : tl_scalar_float(NAN);
         break;
@@ -1184,7 +1184,7 @@ tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
                 double v[2];
                 k1->finish(&m[o], &R.fin, v);
                 m[o].v.d[0] = v[0] / (double)L.M;
-                m[o].v.d[1] = tl_dtype_kind(kin) == TL_KIND_COMPLEX
+                m[o].v.d[1] = tl_dtype_kind_of(kin) == TL_KIND_COMPLEX
                                   ? v[1] / (double)L.M
                                   : 0;
             }

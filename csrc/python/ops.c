@@ -12,8 +12,6 @@
 #include "tensorlib/iter.h"
 #include "tensorlib/ops.h"
 
-#define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-#define CF(f) ((PyCFunction)(void (*)(void))(f))
 
 /* ---- operands -------------------------------------------------------------- */
 

@@ -27,8 +27,8 @@ typedef enum tl_dtype {
     TL_DTYPE_COUNT
 } tl_dtype;
 
-/* The category of a dtype.  An enum tag only (no typedef): the name
- * tl_dtype_kind is also core's predicate tl_dtype_kind(dt). */
+/* The category of a dtype (core reads it with tl_dtype_kind_of(dt), in
+ * csrc/core/dtype_impl.h). */
 enum tl_dtype_kind {
     TL_KIND_BOOL = 0,
     TL_KIND_UINT = 1,
