@@ -13,5 +13,6 @@
 #include "tensorlib/view.h"
 #include "tensorlib/index.h"
 #include "tensorlib/reduce.h"
+#include "tensorlib/random.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
