@@ -28,6 +28,7 @@ typedef struct {
     PyObject *str_dtype, *str_device, *str_memory_format, *str_memory_kind,
         *str_out, *str_keepdim, *str_copy, *str_alpha, *str_requires_grad,
         *str_pin_memory, *str_dim;
+    PyTypeObject *GeneratorType; /* random.c: tensorlib.Generator */
 } tl_mstate;
 
 /* Python objects. */
@@ -237,5 +238,11 @@ tl_tensor_impl *tl_py_select0(tl_tensor_impl *t, int64_t i);
 /* Returns: new reference, a tensor built from data as tensorlib.tensor(). */
 PyObject *tl_py_tensor_from_data(tl_mstate *st, PyObject *data, int dtype,
                                  tl_device dev);
+
+/* ---- random numbers (random.c) ---- */
+
+/* Adds Generator, default_generator, the random functions and the
+ * in-place Tensor methods (after tl_tensor_type_init).  Returns 0 / -1. */
+int tl_random_init(PyObject *m, tl_mstate *st);
 
 #endif /* TENSORLIB_CSRC_PYTHON_PYTL_H */
