@@ -358,18 +358,18 @@ static PyObject *gen_repr(PyObject *self)
 
 static PyMethodDef gen_methods[] = {
     {"manual_seed", gen_manual_seed, METH_O,
-     "manual_seed(seed)\n--\n\nSets the seed (an int in [-2**63, 2**64); "
+     "manual_seed($self, seed, /)\n--\n\nSets the seed (an int in [-2**63, 2**64); "
      "negatives wrap) and rewinds the stream.  Returns self."},
     {"seed", gen_seed, METH_NOARGS,
-     "seed()\n--\n\nSeeds from the operating system's entropy; returns the "
+     "seed($self, /)\n--\n\nSeeds from the operating system's entropy; returns the "
      "seed."},
     {"initial_seed", gen_initial_seed, METH_NOARGS,
-     "initial_seed()\n--\n\nThe seed last set."},
+     "initial_seed($self, /)\n--\n\nThe seed last set."},
     {"get_state", gen_get_state, METH_NOARGS,
-     "get_state()\n--\n\nThe state as a uint8 tensor of 16 bytes: the seed "
+     "get_state($self, /)\n--\n\nThe state as a uint8 tensor of 16 bytes: the seed "
      "and the Philox offset (little-endian uint64s)."},
     {"set_state", gen_set_state, METH_O,
-     "set_state(new_state)\n--\n\nRestores a state from get_state().  "
+     "set_state($self, new_state, /)\n--\n\nRestores a state from get_state().  "
      "Returns self."},
     {NULL},
 };
@@ -1280,42 +1280,42 @@ static PyObject *m_multinomial(PyObject *self, PyObject *const *args,
 
 static PyMethodDef random_tensor_methods[] = {
     {"uniform_", CF(m_uniform_), FASTKW,
-     "uniform_(from=0, to=1, *, generator=None)\n--\n\nFills self with "
+     "uniform_($self, from_=0.0, to=1.0, /, *, generator=None)\n--\n\nFills self with "
      "numbers uniform on [from, to); the rounded upper bound never "
      "appears.  Floating and complex dtypes."},
     {"normal_", CF(m_normal_), FASTKW,
-     "normal_(mean=0, std=1, *, generator=None)\n--\n\nFills self with "
+     "normal_($self, mean=0.0, std=1.0, *, generator=None)\n--\n\nFills self with "
      "normal numbers (complex: each part has variance std**2 / 2)."},
     {"random_", CF(m_random_), FASTKW,
-     "random_(from=0, to=None, *, generator=None)\n--\n\nFills self with "
+     "random_($self, from_=0, to=None, /, *, generator=None)\n--\n\nFills self with "
      "integers uniform on [from, to); random_(to) is [0, to); no bounds: "
      "[0, 2**digits] for floats, [0, max] for integers."},
     {"exponential_", CF(m_exponential_), FASTKW,
-     "exponential_(lambd=1, *, generator=None)\n--\n\nFills self with "
+     "exponential_($self, lambd=1.0, *, generator=None)\n--\n\nFills self with "
      "Exponential(lambd) numbers."},
     {"geometric_", CF(m_geometric_), FASTKW,
-     "geometric_(p, *, generator=None)\n--\n\nFills self with the number of "
+     "geometric_($self, p, *, generator=None)\n--\n\nFills self with the number of "
      "Bernoulli(p) trials up to the first success (1, 2, ...)."},
     {"log_normal_", CF(m_log_normal_), FASTKW,
-     "log_normal_(mean=1, std=2, *, generator=None)\n--\n\nFills self with "
+     "log_normal_($self, mean=1.0, std=2.0, *, generator=None)\n--\n\nFills self with "
      "exp(Normal(mean, std))."},
     {"cauchy_", CF(m_cauchy_), FASTKW,
-     "cauchy_(median=0, sigma=1, *, generator=None)\n--\n\nFills self with "
+     "cauchy_($self, median=0.0, sigma=1.0, *, generator=None)\n--\n\nFills self with "
      "Cauchy(median, sigma) numbers."},
     {"bernoulli_", CF(m_bernoulli_), FASTKW,
-     "bernoulli_(p=0.5, *, generator=None)\n--\n\nFills self with 1 with "
+     "bernoulli_($self, p=0.5, *, generator=None)\n--\n\nFills self with 1 with "
      "probability p (a number or a tensor broadcast to self), else 0."},
     {"bernoulli", CF(m_bernoulli), FASTKW,
-     "bernoulli(p=None, *, generator=None)\n--\n\nSee tensorlib.bernoulli."},
+     "bernoulli($self, p=None, *, generator=None)\n--\n\nSee tensorlib.bernoulli."},
     {"multinomial", CF(m_multinomial), FASTKW,
-     "multinomial(num_samples, replacement=False, *, generator=None)\n--\n\n"
+     "multinomial($self, num_samples, replacement=False, *, generator=None)\n--\n\n"
      "See tensorlib.multinomial."},
     {NULL},
 };
 
 static PyMethodDef random_functions[] = {
     {"manual_seed", py_manual_seed, METH_O,
-     "manual_seed(seed)\n--\n\nSeeds the default CPU generator and returns "
+     "manual_seed(seed, /)\n--\n\nSeeds the default CPU generator and returns "
      "it."},
     {"seed", py_seed, METH_NOARGS,
      "seed()\n--\n\nSeeds the default CPU generator from the operating "
@@ -1326,7 +1326,7 @@ static PyMethodDef random_functions[] = {
      "get_rng_state()\n--\n\nThe default CPU generator's state (a uint8 "
      "tensor)."},
     {"set_rng_state", py_set_rng_state, METH_O,
-     "set_rng_state(new_state)\n--\n\nRestores the default CPU generator's "
+     "set_rng_state(new_state, /)\n--\n\nRestores the default CPU generator's "
      "state."},
     {"rand", CF(py_rand), FASTKW,
      "rand(*size, generator=None, out=None, dtype=None, device=None)\n--\n\n"
@@ -1335,9 +1335,10 @@ static PyMethodDef random_functions[] = {
      "randn(*size, generator=None, out=None, dtype=None, device=None)\n--\n"
      "\nStandard normal numbers."},
     {"randint", CF(py_randint), FASTKW,
-     "randint(low=0, high, size, *, generator=None, out=None, dtype=None, "
-     "device=None)\n--\n\nIntegers uniform on [low, high) (int64 unless "
-     "dtype says otherwise)."},
+     "randint(low, high=None, size=None, *, generator=None, out=None, "
+     "dtype=None, device=None)\n--\n\nIntegers uniform on [low, high) (int64 unless "
+     "dtype says otherwise): randint(high, size) or randint(low, high, "
+     "size), as PyTorch."},
     {"rand_like", CF(py_rand_like), FASTKW,
      "rand_like(input, *, dtype=None, device=None, generator=None)\n--\n\n"
      "rand() with input's shape, dtype and layout."},
@@ -1345,7 +1346,7 @@ static PyMethodDef random_functions[] = {
      "randn_like(input, *, dtype=None, device=None, generator=None)\n--\n\n"
      "randn() with input's shape, dtype and layout."},
     {"randint_like", CF(py_randint_like), FASTKW,
-     "randint_like(input, low=0, high, *, dtype=None, device=None, "
+     "randint_like(input, low, high=None, *, dtype=None, device=None, "
      "generator=None)\n--\n\nrandint() with input's shape, dtype and "
      "layout."},
     {"randperm", CF(py_randperm), FASTKW,
