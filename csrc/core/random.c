@@ -782,13 +782,11 @@ int tl_random_uniform_(tl_tensor_impl *t, double from, double to,
     job_on(&j, target_tensor(&tg), uniform_tile);
     j.a = from;
     j.b = to;
-    /* Clamp below to as rounded to the dtype, never under from's value
-     * (from == to fills from). */
+    /* Clamp below to as rounded to the dtype (from == to fills from;
+     * a range so narrow that from rounds to to's value gives the largest
+     * value below it). */
     const double lo = round_to(rdt, from), hi = round_to(rdt, to);
-    j.hi = from == to || hi <= lo ? lo : below_in(rdt, hi);
-    if (j.hi < lo) {
-        j.hi = lo;
-    }
+    j.hi = from == to ? lo : below_in(rdt, hi);
     rc = target_reserve(&tg, &j, blocks_for(j.n, rdt == TL_DTYPE_FLOAT64
                                                        ? 2 : 1), 0);
     if (rc == 0) {

@@ -821,9 +821,13 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
                                               (tl_dtype)si->dtype)
                   : mi     ? (tl_dtype)mi->dtype
                            : (tl_dtype)si->dtype;
-    if (!tl_dtype_is_floating(dt)) {
-        PyErr_Format(PyExc_TypeError, "normal(): mean and std must be "
-                     "floating, got %s", tl_dtype_info_of(dt)->name);
+    if ((mi && !tl_dtype_is_floating((tl_dtype)mi->dtype)) ||
+        (si && !tl_dtype_is_floating((tl_dtype)si->dtype))) {
+        tl_dtype bad = mi && !tl_dtype_is_floating((tl_dtype)mi->dtype)
+                           ? (tl_dtype)mi->dtype
+                           : (tl_dtype)si->dtype;
+        PyErr_Format(PyExc_TypeError, "normal(): mean and std tensors must "
+                     "be floating, got %s", tl_dtype_info_of(bad)->name);
         return NULL;
     }
     if ((mi && require_cpu(mi->device, "normal") < 0) ||
