@@ -497,8 +497,7 @@ static inline void store_int(tl_dtype dt, char *p, int64_t i, int64_t v)
         ((int64_t *)p)[i] = v;
         break;
     default:
-        store_f64(dt, p, i, dt == TL_DTYPE_UINT64 ? (double)(uint64_t)v
-                                                  : (double)v);
+        store_f64(dt, p, i, (double)v);
         break;
     }
 }
@@ -1351,8 +1350,16 @@ int tl_random_bernoulli_tensor_(tl_tensor_impl *t, tl_tensor_impl *p,
         return tl_error(TL_ERR_TYPE, "bernoulli_: p must be real, got %s",
                         tl_dtype_info_of((tl_dtype)p->dtype)->name);
     }
-    if (p->device.type != TL_DEVICE_CPU || t->device.type != TL_DEVICE_CPU) {
-        return target_begin("bernoulli_", t, g, &(target){0});
+    if (p->device.type != TL_DEVICE_CPU) {
+        char buf[32];
+        tl_device_format(p->device, buf, sizeof buf);
+        return tl_error(TL_ERR_NOT_IMPLEMENTED, "bernoulli_: random numbers "
+                        "on %s tensors are not implemented (tensorlib draws "
+                        "them on the CPU only)", buf);
+    }
+    if (t->device.type != TL_DEVICE_CPU) {
+        target tg; /* records the not-implemented error, allocates nothing */
+        return target_begin("bernoulli_", t, g, &tg);
     }
     int rc = tl_tensor_check_live(p);
     if (rc < 0) {
