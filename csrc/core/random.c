@@ -1386,9 +1386,10 @@ int tl_random_bernoulli_tensor_(tl_tensor_impl *t, tl_tensor_impl *p,
     const double *pv = (const double *)tl_impl_data(pd);
     for (int64_t i = 0; i < pd->numel; i++) {
         if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) {
+            rc = tl_error(TL_ERR_VALUE, "bernoulli: expected every "
+                          "probability in [0, 1], but found p=%g", pv[i]);
             tl_tensor_decref(pd);
-            return tl_error(TL_ERR_VALUE, "bernoulli: expected every "
-                            "probability in [0, 1], but found p=%g", pv[i]);
+            return rc;
         }
     }
     rc = simple_fill("bernoulli_", t, g, bernoulli_tile, 1, 0, 0, pv);
