@@ -55,3 +55,6 @@ Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above
 
 
 __version__ = "0.1.0"
+
+# Random numbers (tensorlib.random: fork_rng and the default generator).
+from . import random  # noqa: E402,F401

@@ -213,3 +213,27 @@ def set_printoptions(
 from ._display import explain as explain
 from ._display import explain_reshape as explain_reshape
 from ._display import memory_report as memory_report
+
+# ---- random numbers (csrc/python/random.c, tensorlib/random.py) -------------
+
+from . import random as random
+from ._C import (
+    Generator as Generator,
+    bernoulli as bernoulli,
+    default_generator as default_generator,
+    get_rng_state as get_rng_state,
+    initial_seed as initial_seed,
+    manual_seed as manual_seed,
+    multinomial as multinomial,
+    normal as normal,
+    poisson as poisson,
+    rand as rand,
+    rand_like as rand_like,
+    randint as randint,
+    randint_like as randint_like,
+    randn as randn,
+    randn_like as randn_like,
+    randperm as randperm,
+    seed as seed,
+    set_rng_state as set_rng_state,
+)

@@ -63,6 +63,9 @@ static int module_exec(PyObject *m)
         tl_cuda_init(m, st) < 0 || tl_testing_init(m, st) < 0) {
         return -1;
     }
+    if (tl_random_init(m, st) < 0) {
+        return -1;
+    }
     return 0;
 }
 
@@ -88,6 +91,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
         Py_VISIT(st->formats[i]);
     }
     Py_VISIT(st->cpu_device);
+    Py_VISIT(st->GeneratorType);
     return 0;
 }
 
@@ -113,6 +117,7 @@ static int module_clear(PyObject *m)
         Py_CLEAR(st->formats[i]);
     }
     Py_CLEAR(st->cpu_device);
+    Py_CLEAR(st->GeneratorType);
     return 0;
 }
 

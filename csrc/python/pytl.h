@@ -32,6 +32,7 @@ typedef struct {
     PyObject *dtypes[TL_DTYPE_COUNT];      /* the dtype singletons */
     PyObject *formats[4];                  /* memory format singletons */
     PyObject *cpu_device;                  /* device('cpu') */
+    PyTypeObject *GeneratorType; /* random.c: tensorlib.Generator */
 } tl_mstate;
 
 /* Python objects. */
@@ -247,5 +248,11 @@ tl_tensor_impl *tl_py_select0(tl_tensor_impl *t, int64_t i);
 /* Returns: new reference, a tensor built from data as tensorlib.tensor(). */
 PyObject *tl_py_tensor_from_data(tl_mstate *st, PyObject *data, int dtype,
                                  tl_device dev);
+
+/* ---- random numbers (random.c) ---- */
+
+/* Adds Generator, default_generator, the random functions and the
+ * in-place Tensor methods (after tl_tensor_type_init).  Returns 0 / -1. */
+int tl_random_init(PyObject *m, tl_mstate *st);
 
 #endif /* TENSORLIB_CSRC_PYTHON_PYTL_H */

@@ -20,5 +20,6 @@
 #include "tensorlib/streams.h"
 #include "tensorlib/device_table.h"
 #include "tensorlib/dlpack_abi.h"
+#include "tensorlib/random.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
