@@ -6,6 +6,8 @@ PyTorch has the feature, NumPy where only NumPy has it.
 """
 import enum as _enum
 
+# BLAS/LAPACK: loads libscipy_openblas64_ globally before _C links to it.
+import scipy_openblas64 as _scipy_openblas64  # noqa: F401,E402
 from . import _C
 
 # Every public name of the extension module is a top-level name here
