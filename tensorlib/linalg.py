@@ -10,6 +10,7 @@ arguments, prepares those copies and turns LAPACK's per-matrix status into
 too; ``matmul`` itself is C from the operator down.
 """
 import builtins as _b
+import inspect as _inspect
 import math as _math
 from typing import NamedTuple as _NamedTuple
 
@@ -1339,6 +1340,11 @@ def _install(Tensor):
             return f(self, *args, **kwargs)
         m.__name__ = f.__name__.lstrip("_").replace("top_", "")
         m.__doc__ = f.__doc__
+        sig = _inspect.signature(f)
+        ps = list(sig.parameters.values())
+        m.__signature__ = sig.replace(parameters=[ps[0].replace(
+            name="self", kind=_inspect.Parameter.POSITIONAL_OR_KEYWORD)] +
+            ps[1:])
         return m
     for name, f in (("mm", mm), ("bmm", bmm), ("mv", mv), ("dot", dot),
                     ("vdot", vdot), ("inner", inner), ("outer", outer),
