@@ -262,6 +262,23 @@ typedef struct float_job {
     char *c;
 } float_job;
 
+static void float_batches(void *ctx, int64_t b0, int64_t b1)
+{
+    const float_job *j = ctx;
+    const mm_problem *p = j->p;
+    int64_t isz = tl_itemsize(p->dt);
+    for (int64_t i = b0; i < b1; i++) {
+        const char *A = j->a->data + batch_offset(p, j->a, i) * isz;
+        const char *B = j->b->data + batch_offset(p, j->b, i) * isz;
+        blas_gemm(p->dt, j->ta, j->lda, A, j->tb, j->ldb, B,
+                  j->c + i * p->m * p->n * isz, p->m, p->n, p->k);
+    }
+}
+
+/* Per-matrix multiply-adds up to which a batch is split across threads
+ * (Note [Batched small products]): 256^3. */
+#define MM_BATCH_SPLIT (256 * 256 * 256)
+
 static int mm_float(const mm_problem *p0, tl_tensor_impl *c,
                     tl_tensor_impl *a, tl_tensor_impl *b)
 {
@@ -311,12 +328,21 @@ static int mm_float(const mm_problem *p0, tl_tensor_impl *c,
         rc = tl_error(TL_ERR_RUNTIME, "matmul: internal layout error");
         goto done;
     }
-    tl_blas_sync_threads();
-    for (int64_t i = 0; i < p.nbatch; i++) {
-        const char *A = oa.data + batch_offset(&p, &oa, i) * isz;
-        const char *B = ob.data + batch_offset(&p, &ob, i) * isz;
-        blas_gemm(p.dt, tra, lda, A, trb, ldb, B, C + i * p.m * p.n * isz,
-                  p.m, p.n, p.k);
+    float_job j = {&p, &oa, &ob, tra, trb, lda, ldb, C};
+    int nt = tl_get_num_threads();
+    if (p.nbatch > 1 && nt > 1 && p.m * p.n * p.k <= MM_BATCH_SPLIT &&
+        !tl_parallel_in_region()) {
+        /* Note [Batched small products]: many small matrices run one per
+         * tensorlib thread with OpenBLAS single-threaded (its own threads
+         * would spend more time waking than computing), then OpenBLAS gets
+         * its count back. */
+        scipy_openblas_set_num_threads64_(1);
+        atomic_store(&blas_threads, 1);
+        tl_parallel_for(p.nbatch, 1, float_batches, &j);
+        tl_blas_sync_threads();
+    } else {
+        tl_blas_sync_threads();
+        float_batches(&j, 0, p.nbatch);
     }
 done:
     tl_tensor_decref(ta_own);
