@@ -71,12 +71,16 @@ def _info(batch_shape):
     return _tl().zeros(n, dtype=_tl().int64)
 
 
-def _raise_info(info, fname, batch_shape, message):
-    """LinAlgError for the first batch element whose info is nonzero."""
-    if not bool(info.any()):
+def _raise_info(info, fname, batch_shape, message, nan_only=False):
+    """LinAlgError for the first batch element whose info is nonzero
+    (negative only, when nan_only: LAPACKE's NaN check)."""
+    if not bool((info < 0).any() if nan_only else info.any()):
         return
     vals = info.tolist()
-    i = next(k for k, v in enumerate(vals) if v != 0)
+    i = next(k for k, v in enumerate(vals)
+             if (v < 0 if nan_only else v != 0))
+    if vals[i] < 0:
+        message = "the input contains NaN (LAPACK refused it)"
     where = ""
     if batch_shape:
         idx = []
@@ -634,6 +638,9 @@ def _lu_raw(A, fname):
                       dtype=_tl().int64)
     info = _info(bs)
     _C._lapack_getrf(LU, piv, info)
+    if fname not in ("linalg.det", "linalg.slogdet"):
+        # det and slogdet of a NaN matrix are NaN (from the NaN diagonal)
+        _raise_info(info, fname, bs, "", nan_only=True)
     return LU, piv, info
 
 
@@ -651,6 +658,8 @@ def inv(A, *, out=None):
                 "factorization is zero, 1-based)")
     info = _info(tuple(A.shape[:-2]))
     _C._lapack_getri(LU, piv, info)
+    _raise_info(info, "linalg.inv", tuple(A.shape[:-2]), "the matrix is "
+                "singular")
     return _into(out, LU, "linalg.inv")
 
 
@@ -693,6 +702,7 @@ def solve(A, B, *, left=True, out=None):
     X = _fcopy(Bm.expand(bs + tuple(Bm.shape[-2:])))
     info = _info(bs)
     _C._lapack_getrs(LU, piv, X, info, "N")
+    _raise_info(info, fname, bs, "", nan_only=True)
     r = X.squeeze(-1) if vec else X
     return _into(out, r, fname)
 
@@ -774,6 +784,7 @@ def qr(A, mode="reduced", *, out=None):
     tau = tl.empty(bs + (k,), dtype=A.dtype)
     info = _info(bs)
     _C._lapack_geqrf(F, tau, info)
+    _raise_info(info, fname, bs, "", nan_only=True)
     rows = m if mode == "complete" else k
     R = _triu(F.narrow(-2, 0, rows)) if rows <= m else None
     if mode == "complete" and m > n:
@@ -790,6 +801,7 @@ def qr(A, mode="reduced", *, out=None):
             Qf.narrow(-1, 0, n).copy_(F)
         info = _info(bs)
         _C._lapack_orgqr(Qf, tau, info)
+        _raise_info(info, fname, bs, "", nan_only=True)
         Q = Qf
     if out is not None:
         _into(out[0], Q, fname)
@@ -1077,6 +1089,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     if adjoint:
         trans = "C" if _dtname(LU).startswith("complex") else "T"
     _C._lapack_getrs(F, piv, X, info, trans)
+    _raise_info(info, fname, bs, "", nan_only=True)
     return _into(out, X, fname)
 
 

@@ -9,8 +9,9 @@
  *   singular values, ...) are contiguous with the listed shape.  `info`
  *   is a contiguous int64 tensor with one entry per batch element that
  *   receives LAPACK's info (0: success; > 0: the routine's failure, e.g.
- *   a zero pivot or no convergence); a negative info (an argument LAPACKE
- *   refused, including its NaN check) is recorded as TL_ERR_VALUE.
+ *   a zero pivot or no convergence; < 0: LAPACKE's NaN check refused the
+ *   matrix, left as it was).  Failures of single matrices are not errors
+ *   of the call: the caller reads info.
  *   Shapes and dtypes are checked (TL_ERR_SHAPE, TL_ERR_TYPE) before
  *   anything is written.  Returns 0 or an error.
  * - OpenBLAS uses tl_get_num_threads() threads. */
