@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "tensorlib/alloc.h"
 #include "tensorlib/linalg.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/view.h"
@@ -279,6 +280,9 @@ static void float_batches(void *ctx, int64_t b0, int64_t b1)
  * (Note [Batched small products]): 256^3. */
 #define MM_BATCH_SPLIT (256 * 256 * 256)
 
+/* Multiply-adds from which a product releases the GIL (~0.1 ms). */
+#define MM_NOGIL (64 * 64 * 64)
+
 static int mm_float(const mm_problem *p0, tl_tensor_impl *c,
                     tl_tensor_impl *a, tl_tensor_impl *b)
 {
@@ -330,6 +334,21 @@ static int mm_float(const mm_problem *p0, tl_tensor_impl *c,
     }
     float_job j = {&p, &oa, &ob, tra, trb, lda, ldb, C};
     int nt = tl_get_num_threads();
+    /* Big products run without the GIL; the operands' memory is pinned
+     * first so that another thread's resize_/set_/last decref cannot free
+     * it under BLAS (as the iterator does, DESIGN.md "TensorIterator"). */
+    tl_block *pins[3] = {NULL, NULL, NULL};
+    void *token = NULL;
+    bool nogil = p.nbatch * p.m * p.n * p.k >= MM_NOGIL;
+    if (nogil) {
+        pins[0] = (ta_own ? ta_own : a)->storage->block;
+        pins[1] = (tb_own ? tb_own : b)->storage->block;
+        pins[2] = c->storage->block;
+        for (int q = 0; q < 3; q++) {
+            tl_block_pin(pins[q]);
+        }
+        token = tl_parallel_release();
+    }
     if (p.nbatch > 1 && nt > 1 && p.m * p.n * p.k <= MM_BATCH_SPLIT &&
         !tl_parallel_in_region()) {
         /* Note [Batched small products]: many small matrices run one per
@@ -343,6 +362,12 @@ static int mm_float(const mm_problem *p0, tl_tensor_impl *c,
     } else {
         tl_blas_sync_threads();
         float_batches(&j, 0, p.nbatch);
+    }
+    if (nogil) {
+        tl_parallel_reacquire(token);
+        for (int q = 0; q < 3; q++) {
+            tl_block_unpin(pins[q]);
+        }
     }
 done:
     tl_tensor_decref(ta_own);
