@@ -157,8 +157,12 @@ static PyObject *f_fortran_copy(PyObject *m, PyObject *const *args,
 {
     tl_tensor_impl *t[1];
     tl_dtype dt;
-    if (impls(ST, args, nargs, 1, t, "_lapack_copy") < 0 || !t[0]) {
-        return t[0] ? NULL : PyErr_Format(PyExc_TypeError, "need a tensor");
+    if (impls(ST, args, nargs, 1, t, "_lapack_copy") < 0) {
+        return NULL;
+    }
+    if (!t[0]) {
+        return PyErr_Format(PyExc_TypeError, "_lapack_copy(): need a "
+                            "tensor");
     }
     dt = (tl_dtype)t[0]->dtype;
     if (nargs > 1 && tl_py_parse_dtype(ST, args[1], &dt) < 0) {
@@ -279,8 +283,12 @@ static PyObject *f_trtrs(PyObject *m, PyObject *const *args, Py_ssize_t n)
 static PyObject *f_conj(PyObject *m, PyObject *const *args, Py_ssize_t n)
 {
     tl_tensor_impl *t[1];
-    if (impls(ST, args, n, 1, t, "_linalg_conj") < 0 || !t[0]) {
-        return t[0] ? NULL : PyErr_Format(PyExc_TypeError, "need a tensor");
+    if (impls(ST, args, n, 1, t, "_linalg_conj") < 0) {
+        return NULL;
+    }
+    if (!t[0]) {
+        return PyErr_Format(PyExc_TypeError, "_linalg_conj(): need a "
+                            "tensor");
     }
     tl_tensor_impl *r = tl_linalg_conj(t[0]);
     return r ? tl_py_wrap(ST, r) : tl_py_raise(ST);
