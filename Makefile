@@ -19,6 +19,11 @@ CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC \
           -fvisibility=hidden -D_GNU_SOURCE -DTL_BUILDING_LIB \
           -Icsrc/include $(OPT) $(SANFLAGS) $(EXTRA_CFLAGS)
 LDLIBS := -lpthread -lm
+# BLAS/LAPACK (scipy-openblas64): Python says where it lives.
+PYTHON ?= $(shell command -v python >/dev/null 2>&1 && echo python || echo python3)
+BLAS_DIR := $(shell $(PYTHON) -c 'import scipy_openblas64 as s; print(s.get_lib_dir())')
+BLAS_LIB := $(shell $(PYTHON) -c 'import scipy_openblas64 as s; print(s.get_library())')
+BLAS_LDLIBS := -L$(BLAS_DIR) -l$(BLAS_LIB) -Wl,-rpath,$(BLAS_DIR)
 
 CORE_SRC := $(wildcard csrc/alloc/*.c) $(wildcard csrc/core/*.c)
 CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC))
@@ -34,14 +39,14 @@ $(BUILD)/%.o: %.c $(HEADERS)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libtensorlib.so: $(CORE_OBJ)
-	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(SANFLAGS) -o $@ $^ $(BLAS_LDLIBS) $(LDLIBS)
 
 # Tests see only the public headers, plus the harness.
 $(BUILD)/tests/%: tests/c/%.c tests/c/harness.h $(BUILD)/libtensorlib.so
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -Wall -Wextra -D_GNU_SOURCE -Icsrc/include -Itests/c \
 	    $(OPT) $(SANFLAGS) $< -o $@ -L$(BUILD) -ltensorlib \
-	    -Wl,-rpath,$(abspath $(BUILD)) $(LDLIBS)
+	    -Wl,-rpath,$(abspath $(BUILD)) $(BLAS_LDLIBS) $(LDLIBS)
 
 ctest: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done

@@ -120,6 +120,16 @@ elif CUDA == "nvcc":
     libraries += ["cudart_static", "dl", "rt"]
 
 
+# BLAS and LAPACK: scipy-openblas64, linked by name; tensorlib/__init__.py
+# imports scipy_openblas64 (which loads the library globally) before _C,
+# so no rpath into the build environment is needed.
+import scipy_openblas64  # noqa: E402
+
+include_dirs.append(scipy_openblas64.get_include_dir())
+library_dirs.append(scipy_openblas64.get_lib_dir())
+libraries.append(scipy_openblas64.get_library())
+
+
 class BuildExt(build_ext):
     """Compiles csrc/cuda/*.cu (nvcc, or the host C++ compiler for the
     emulated build) in parallel into objects linked into the extension."""

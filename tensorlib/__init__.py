@@ -6,6 +6,8 @@ PyTorch has the feature, NumPy where only NumPy has it.
 """
 import enum as _enum
 
+# BLAS/LAPACK: loads libscipy_openblas64_ globally before _C links to it.
+import scipy_openblas64 as _scipy_openblas64  # noqa: F401,E402
 from . import _C
 
 # Every public name of the extension module is a top-level name here
@@ -53,6 +55,16 @@ from ._display import (  # noqa: E402,F401
 # Notebooks show a tensor's values, layout facts and storage picture.
 Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above
 
+# Linear algebra (tensorlib/linalg.py): the submodule, the matrix products
+# at the top level, and their Tensor methods.
+from . import linalg  # noqa: E402
+from .linalg import (  # noqa: E402,F401
+    mm, bmm, mv, dot, vdot, inner, outer, ger, addmm, addmv, addbmm,
+    baddbmm, tensordot, kron, trace, einsum, inverse, det, slogdet,
+    matrix_power)
+from .linalg import _top_cross as cross, _top_norm as norm  # noqa: E402
+from .linalg import pinv as pinverse  # noqa: E402,F401
+linalg._install(Tensor)  # noqa: F821 - from _C above
 
 __version__ = "0.1.0"
 

@@ -237,3 +237,33 @@ from ._C import (
     seed as seed,
     set_rng_state as set_rng_state,
 )
+# ---- linear algebra (tensorlib/linalg.py, csrc/python/linalg.c) -----------
+
+from . import linalg as linalg
+from ._C import matmul as matmul
+from .linalg import (
+    addbmm as addbmm,
+    addmm as addmm,
+    addmv as addmv,
+    baddbmm as baddbmm,
+    bmm as bmm,
+    det as det,
+    dot as dot,
+    einsum as einsum,
+    ger as ger,
+    inner as inner,
+    inverse as inverse,
+    kron as kron,
+    matrix_power as matrix_power,
+    mm as mm,
+    mv as mv,
+    outer as outer,
+    slogdet as slogdet,
+    tensordot as tensordot,
+    trace as trace,
+    vdot as vdot,
+)
+from .linalg import pinv as pinverse
+
+def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor: ...
+def norm(input: Tensor, p: builtins.float | builtins.str = "fro", dim: builtins.int | tuple[builtins.int, ...] | None = None, keepdim: builtins.bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor: ...

@@ -3,6 +3,7 @@ runs them, so that the README's test command runs everything."""
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -13,7 +14,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def test_c_unit_tests():
     if shutil.which("make") is None or shutil.which("gcc") is None:
         pytest.skip("make and gcc are needed for the C tests")
-    proc = subprocess.run(["make", "-s", "ctest"], cwd=ROOT,
+    # PYTHON: the interpreter whose scipy_openblas64 the Makefile links.
+    proc = subprocess.run(["make", "-s", "ctest",
+                           "PYTHON=" + sys.executable], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-8000:]

@@ -142,6 +142,10 @@ extern PyGetSetDef tl_cuda_tensor_getset[];   /* cuda.c */
  * CUDA plug-in.  Returns 0 / -1. */
 int tl_cuda_init(PyObject *m, tl_mstate *st);
 extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */
+extern PyMethodDef tl_linalg_tensor_methods[]; /* linalg.c */
+extern PyType_Slot tl_linalg_tensor_slots[];   /* linalg.c: @, @= */
+/* linalg.c: matmul and the private _lapack_* functions.  Returns 0 / -1. */
+int tl_linalg_init(PyObject *m, tl_mstate *st);
 
 /* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a
  * scalar, -1 on error (OverflowError for ints beyond uint64). */

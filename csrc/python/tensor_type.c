@@ -653,7 +653,8 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
                              tl_reduce_tensor_methods,
                              tl_interop_tensor_methods,
                              tl_memory_tensor_methods,
-                             tl_cuda_tensor_methods, NULL};
+                             tl_cuda_tensor_methods,
+                             tl_linalg_tensor_methods, NULL};
     const void *getsets[] = {tensor_getset, tl_view_tensor_getset,
                              tl_interop_tensor_getset,
                              tl_memory_tensor_getset,
@@ -673,7 +674,7 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
     };
     const void *slots[] = {tensor_slots, buffer_slots, tl_ops_tensor_slots,
                            tl_view_tensor_slots, tl_index_tensor_slots,
-                           extra, NULL};
+                           tl_linalg_tensor_slots, extra, NULL};
     tensor_spec.slots = concat_tables(slots, sizeof(PyType_Slot), slot_end);
     if (!tensor_spec.slots) {
         PyErr_NoMemory();
