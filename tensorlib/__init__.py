@@ -54,4 +54,8 @@ from ._display import (  # noqa: E402,F401
 Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above
 
 
+from . import _joinindex  # noqa: E402
+
+_joinindex.install(globals())
+
 __version__ = "0.1.0"

@@ -47,7 +47,26 @@ struct sg_plan {
     char *op;                     /* gather: out; scatter: src or value */
     int64_t os[TL_MAX_DIMS];
     run_fn run;
+    /* Fused bounds check (into fresh results only, Note [Fused bounds
+     * checks]): an index >= lim (unsigned, so negatives too) sets *bad and
+     * ends the run.  lim is UINT64_MAX when the caller checked already. */
+    uint64_t lim;
+    atomic_int *bad;
 };
+
+/* Note [Fused bounds checks]
+ * A result that nobody else sees yet (gather's output, the clone an
+ * out-of-place scatter writes) is checked inside the walk: a bad index
+ * stops its run and flags the walk, and the result is dropped before
+ * anything is visible, so the rule "checked before anything is written"
+ * holds for every tensor the caller can see at the cost of one compare per
+ * element instead of a second pass over the index.  Writes into existing
+ * tensors (scatter_, out=) check in a pass of their own first. */
+#define BAD_INDEX(v)                                                        \
+    if ((uint64_t)(v) >= p->lim) {                                         \
+        atomic_store(p->bad, 1);                                           \
+        return;                                                            \
+    }
 
 /* ---- runs ------------------------------------------------------------------ */
 
@@ -58,28 +77,30 @@ struct sg_plan {
                             int64_t is, char *op, int64_t os, char *tgt,   \
                             int64_t tk, int64_t td)                        \
     {                                                                      \
-        (void)p;                                                           \
         if (is == 0 && os == SZ && tk == SZ) {                             \
+            BAD_INDEX(LDIDX(idx));                                         \
             memcpy(op, tgt + LDIDX(idx) * td, (size_t)(n * SZ));           \
             return;                                                        \
         }                                                                  \
         for (int64_t k = 0; k < n; k++) {                                  \
-            memcpy(op + k * os, tgt + k * tk + LDIDX(idx + k * is) * td,   \
-                   SZ);                                                    \
+            int64_t v = LDIDX(idx + k * is);                               \
+            BAD_INDEX(v);                                                  \
+            memcpy(op + k * os, tgt + k * tk + v * td, SZ);                \
         }                                                                  \
     }                                                                      \
     static void scatter_##SZ(const sg_plan *p, int64_t n, const char *idx, \
                              int64_t is, char *op, int64_t os, char *tgt,  \
                              int64_t tk, int64_t td)                       \
     {                                                                      \
-        (void)p;                                                           \
         if (is == 0 && os == SZ && tk == SZ) {                             \
+            BAD_INDEX(LDIDX(idx));                                         \
             memcpy(tgt + LDIDX(idx) * td, op, (size_t)(n * SZ));           \
             return;                                                        \
         }                                                                  \
         for (int64_t k = 0; k < n; k++) {                                  \
-            memcpy(tgt + k * tk + LDIDX(idx + k * is) * td, op + k * os,   \
-                   SZ);                                                    \
+            int64_t v = LDIDX(idx + k * is);                               \
+            BAD_INDEX(v);                                                  \
+            memcpy(tgt + k * tk + v * td, op + k * os, SZ);                \
         }                                                                  \
     }
 
@@ -107,9 +128,10 @@ static run_fn copy_run(int64_t isz, bool gather)
                      int64_t is, char *op, int64_t os, char *tgt,          \
                      int64_t tk, int64_t td)                               \
     {                                                                      \
-        (void)p;                                                           \
         for (int64_t k = 0; k < n; k++) {                                  \
-            char *t = tgt + k * tk + LDIDX(idx + k * is) * td;             \
+            int64_t v = LDIDX(idx + k * is);                               \
+            BAD_INDEX(v);                                                  \
+            char *t = tgt + k * tk + v * td;                               \
             T ra, rb;                                                      \
             memcpy(&ra, t, sizeof(T));                                     \
             memcpy(&rb, op + k * os, sizeof(T));                           \
@@ -250,8 +272,11 @@ static void walk_range(void *ctx, int64_t begin, int64_t end)
     }
 }
 
-static void walk(sg_plan *p)
+/* Runs the plan.  Returns true when a fused bounds check failed. */
+static bool walk(sg_plan *p)
 {
+    atomic_int bad = 0;
+    p->bad = &bad;
     int64_t units = 1, per_unit;
     for (int d = 0; d < p->ndim; d++) {
         if (d != p->dim) {
@@ -260,10 +285,12 @@ static void walk(sg_plan *p)
     }
     per_unit = p->sizes[p->dim];
     if (units == 0 || per_unit == 0) {
-        return;
+        return false;
     }
     int64_t grain = TL_ITER_GRAIN / per_unit;
     tl_parallel_for(units, grain < 1 ? 1 : grain, walk_range, p);
+    p->bad = NULL;
+    return atomic_load(&bad) != 0;
 }
 
 /* Fills the byte strides of t (treated as 1-D [1] when 0-dim). */
@@ -299,9 +326,26 @@ static void plan_init(sg_plan *p, tl_tensor_impl *index, int dim,
         p->op = (char *)value; /* strides stay 0 */
     }
     p->run = run;
+    p->lim = UINT64_MAX;
 }
 
 /* ---- validation ---------------------------------------------------------------- */
+
+/* Records the error for the first element of the contiguous int64 idx
+ * outside [lo, hi).  Returns TL_ERR_INDEX (or 0 when there is none). */
+static int first_bad(const tl_tensor_impl *idx, int64_t lo, int64_t hi,
+                     int dim, const char *op)
+{
+    const int64_t *v = (const int64_t *)tl_impl_data(idx);
+    for (int64_t i = 0; i < idx->numel; i++) {
+        if (v[i] < lo || v[i] >= hi) {
+            return tl_error(TL_ERR_INDEX, "%s(): index %" PRId64 " is out "
+                            "of bounds for dimension %d with size %" PRId64,
+                            op, v[i], dim, hi);
+        }
+    }
+    return 0;
+}
 
 typedef struct {
     const int64_t *v;
@@ -309,6 +353,8 @@ typedef struct {
     atomic_int bad;
 } bounds_job;
 
+/* AVX2 has the 64-bit compares that SSE2 lacks: 4 indices per step. */
+__attribute__((target_clones("avx2", "default")))
 static void bounds_range(void *ctx, int64_t b, int64_t e)
 {
     bounds_job *j = ctx;
@@ -331,14 +377,7 @@ static int check_bounds(const tl_tensor_impl *idx, int64_t lo, int64_t hi,
     if (!atomic_load(&j.bad)) {
         return 0;
     }
-    for (int64_t i = 0; i < idx->numel; i++) {
-        if (j.v[i] < lo || j.v[i] >= hi) {
-            return tl_error(TL_ERR_INDEX, "%s(): index %" PRId64 " is out "
-                            "of bounds for dimension %d with size %" PRId64,
-                            op, j.v[i], dim, hi);
-        }
-    }
-    return 0;
+    return first_bad(idx, lo, hi, dim, op);
 }
 
 static int check_cpu(const tl_tensor_impl *t, const char *op)
@@ -468,8 +507,7 @@ tl_tensor_impl *tl_op_gather(tl_tensor_impl *out, tl_tensor_impl *self,
         return NULL;
     }
     idx = index_i64(index, false, "gather");
-    if (!idx || check_bounds(idx, 0, nonempty_size(self, d), d,
-                             "gather") < 0) {
+    if (!idx) {
         goto done;
     }
     res = tl_tensor_empty(index->ndim, index->sizes,
@@ -482,7 +520,13 @@ tl_tensor_impl *tl_op_gather(tl_tensor_impl *out, tl_tensor_impl *self,
         sg_plan p;
         plan_init(&p, idx, d, self, res, NULL,
                   copy_run(tl_itemsize(self->dtype), true));
-        walk(&p);
+        p.lim = (uint64_t)nonempty_size(self, d);
+        if (walk(&p)) {
+            first_bad(idx, 0, nonempty_size(self, d), d, "gather");
+            tl_tensor_decref(res);
+            res = NULL;
+            goto done;
+        }
     }
     res = commit_out(out, res, "gather");
 done:
@@ -564,11 +608,12 @@ static const char *reduce_name(int reduce)
 
 /* The shared scatter core: idx (contiguous int64, or an expanded view the
  * caller validated) walks dst; src (or value bytes) supplies.  Everything
- * is validated; this only writes.  Returns 0 or an error (only
- * allocation, before any write). */
+ * is validated but, when lim is not UINT64_MAX, the index bounds (Note
+ * [Fused bounds checks]: dst is then a fresh tensor).  Returns 0, 1 for a
+ * bad index (dst partly written), or an error. */
 static int scatter_core(tl_tensor_impl *dst, int d, tl_tensor_impl *idx,
                         tl_tensor_impl *src, const void *vbytes, int reduce,
-                        bool include_self)
+                        bool include_self, uint64_t lim)
 {
     tl_dtype dt = (tl_dtype)dst->dtype;
     tl_tensor_impl *cnt = NULL;
@@ -586,7 +631,11 @@ static int scatter_core(tl_tensor_impl *dst, int d, tl_tensor_impl *idx,
         sg_plan c;
         plan_init(&c, idx, d, cnt, NULL, &one,
                   reduce_run(TL_SCATTER_SUM, TL_DTYPE_INT64));
-        walk(&c);
+        c.lim = lim;
+        if (walk(&c)) {
+            tl_tensor_decref(cnt);
+            return 1;
+        }
     }
     sg_plan p;
     if (!include_self && reduce != TL_SCATTER_NONE) {
@@ -595,7 +644,11 @@ static int scatter_core(tl_tensor_impl *dst, int d, tl_tensor_impl *idx,
                        dt, idb);
         plan_init(&p, idx, d, dst, NULL, idb, copy_run(tl_itemsize(dt),
                                                        false));
-        walk(&p);
+        p.lim = lim;
+        if (walk(&p)) {
+            tl_tensor_decref(cnt);
+            return 1;
+        }
     }
     run_fn run = reduce == TL_SCATTER_NONE
                      ? copy_run(tl_itemsize(dt), false)
@@ -603,7 +656,11 @@ static int scatter_core(tl_tensor_impl *dst, int d, tl_tensor_impl *idx,
                                                             : reduce,
                                   dt);
     plan_init(&p, idx, d, dst, src, vbytes, run);
-    walk(&p);
+    p.lim = lim;
+    if (walk(&p)) {
+        tl_tensor_decref(cnt);
+        return 1;
+    }
     int rc = 0;
     if (cnt) {
         /* mean = total / count (count of the values, plus self). */
@@ -677,9 +734,12 @@ static int check_dst(tl_tensor_impl *dst, const char *op)
     return rc;
 }
 
-int tl_op_scatter_(tl_tensor_impl *dst, int64_t dim, tl_tensor_impl *index,
-                   tl_tensor_impl *src, const tl_scalar *value, int reduce,
-                   bool include_self)
+/* tl_op_scatter_, with fresh: dst is a new tensor nobody sees yet (bounds
+ * checked inside the walk). */
+static int scatter_impl(tl_tensor_impl *dst, int64_t dim,
+                        tl_tensor_impl *index, tl_tensor_impl *src,
+                        const tl_scalar *value, int reduce,
+                        bool include_self, bool fresh)
 {
     const char *op = reduce == TL_SCATTER_NONE ? "scatter"
                                                : "scatter_reduce";
@@ -720,7 +780,8 @@ int tl_op_scatter_(tl_tensor_impl *dst, int64_t dim, tl_tensor_impl *index,
     if (!idx) {
         return -1;
     }
-    if ((rc = check_bounds(idx, 0, nonempty_size(dst, d), d, op)) < 0) {
+    if (!fresh &&
+        (rc = check_bounds(idx, 0, nonempty_size(dst, d), d, op)) < 0) {
         goto done;
     }
     s = unaliased(dst, src, &failed);
@@ -737,12 +798,41 @@ int tl_op_scatter_(tl_tensor_impl *dst, int64_t dim, tl_tensor_impl *index,
         tl_tensor_decref(idx);
         idx = c;
     }
-    rc = scatter_core(dst, d, idx, s, vb, reduce, include_self);
+    rc = scatter_core(dst, d, idx, s, vb, reduce, include_self,
+                      fresh ? (uint64_t)nonempty_size(dst, d) : UINT64_MAX);
+    if (rc == 1) {
+        rc = first_bad(idx, 0, nonempty_size(dst, d), d, op);
+    }
     tl_tensor_bump_version(dst);
 done:
     tl_tensor_decref(s);
     tl_tensor_decref(idx);
     return rc;
+}
+
+int tl_op_scatter_(tl_tensor_impl *dst, int64_t dim, tl_tensor_impl *index,
+                   tl_tensor_impl *src, const tl_scalar *value, int reduce,
+                   bool include_self)
+{
+    return scatter_impl(dst, dim, index, src, value, reduce, include_self,
+                        false);
+}
+
+tl_tensor_impl *tl_op_scatter(tl_tensor_impl *self, int64_t dim,
+                              tl_tensor_impl *index, tl_tensor_impl *src,
+                              const tl_scalar *value, int reduce,
+                              bool include_self)
+{
+    if (check_cpu(self, reduce ? "scatter_reduce" : "scatter") < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *r = tl_op_clone(self, TL_FORMAT_PRESERVE);
+    if (r && scatter_impl(r, dim, index, src, value, reduce, include_self,
+                          true) < 0) {
+        tl_tensor_decref(r);
+        r = NULL;
+    }
+    return r;
 }
 
 /* ---- index_select and the index_* family ---------------------------------------------- */
@@ -919,7 +1009,8 @@ int tl_op_index_scatter_(tl_tensor_impl *dst, int64_t dim,
             rc = -1;
             goto done;
         }
-        rc = scatter_core(dst, d, ex, s, vb, reduce, include_self);
+        rc = scatter_core(dst, d, ex, s, vb, reduce, include_self,
+                          UINT64_MAX);
     }
     tl_tensor_bump_version(dst);
 done:

@@ -475,6 +475,12 @@ static PyObject *do_scatter(tl_mstate *st, PyObject *self, PyObject **a,
         scaled = prod;
         src = prod;
     }
+    if (!inplace && op <= OP_SCATTER_REDUCE) {
+        dst = tl_op_scatter(t, dim, idx, src, valo ? &value : NULL, reduce,
+                            include_self);
+        tl_tensor_decref(scaled);
+        return wrap(st, dst);
+    }
     if (inplace) {
         dst = t;
         tl_tensor_incref(dst);
@@ -646,6 +652,114 @@ static PyObject *py_logspace(PyObject *m, PyObject *const *args,
     return spaced(m, args, nargs, kwnames, true);
 }
 
+/* ---- complex, polar, empty_strided ------------------------------------------ */
+
+static PyObject *pair_op(PyObject *m, PyObject *const *args,
+                         Py_ssize_t nargs, PyObject *kwnames, bool polar)
+{
+    static const char *const cnames[] = {"real", "imag", "out", NULL};
+    static const char *const pnames[] = {"abs", "angle", "out", NULL};
+    const char *fname = polar ? "polar" : "complex";
+    tl_mstate *st = mod_state(m);
+    PyObject *a[3];
+    tl_tensor_impl *out;
+    if (tl_py_parse_args(args, nargs, kwnames, polar ? pnames : cnames, 2,
+                         a, fname) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *x = need_tensor(st, a[0], fname, polar ? "abs" : "real");
+    if (!x) {
+        return NULL;
+    }
+    tl_tensor_impl *y = need_tensor(st, a[1], fname,
+                                    polar ? "angle" : "imag");
+    if (!y || tl_py_parse_out(st, a[2], &out, fname) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *r = polar ? tl_op_polar(x, y) : tl_op_complex(x, y);
+    if (r && out) {
+        tl_tensor_impl *o = NULL;
+        bool same = out->ndim == r->ndim &&
+                    memcmp(out->sizes, r->sizes,
+                           (size_t)r->ndim * sizeof(int64_t)) == 0;
+        if (out->dtype != r->dtype) {
+            tl_error(TL_ERR_TYPE, "%s(): expected out to have dtype %s",
+                     fname, tl_dtype_info_of((tl_dtype)r->dtype)->name);
+        } else if (!same && !(out->numel == 0 && !out->base &&
+                              out->storage_offset == 0)) {
+            tl_error(TL_ERR_SHAPE, "%s(): out does not have the result's "
+                     "shape", fname);
+        } else if ((same || tl_tensor_resize_(out, r->ndim, r->sizes) == 0)
+                   && tl_op_copy_(out, r) == 0) {
+            o = out;
+            tl_tensor_incref(o);
+        }
+        tl_tensor_decref(r);
+        r = o;
+    }
+    return wrap(st, r);
+}
+
+static PyObject *py_complex(PyObject *m, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames)
+{
+    return pair_op(m, args, nargs, kwnames, false);
+}
+static PyObject *py_polar(PyObject *m, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames)
+{
+    return pair_op(m, args, nargs, kwnames, true);
+}
+
+static PyObject *py_empty_strided(PyObject *m, PyObject *const *args,
+                                  Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"size", "stride", "dtype", "layout",
+                                        "device", "requires_grad",
+                                        "pin_memory", NULL};
+    tl_mstate *st = mod_state(m);
+    PyObject *a[7];
+    int64_t sizes[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+    if (tl_py_parse_args(args, nargs, kwnames, names, 2, a,
+                         "empty_strided") < 0) {
+        return NULL;
+    }
+    if (!a[0] || !a[1]) {
+        PyErr_SetString(PyExc_TypeError, "empty_strided() missing required "
+                        "argument 'size' or 'stride'");
+        return NULL;
+    }
+    int n = tl_py_parse_shape(&a[0], 1, sizes, "empty_strided");
+    if (n < 0) {
+        return NULL;
+    }
+    int k = tl_py_parse_shape(&a[1], 1, strides, "empty_strided");
+    if (k < 0) {
+        return NULL;
+    }
+    if (n != k) {
+        tl_error(TL_ERR_SHAPE, "empty_strided(): mismatch in length of "
+                 "strides and shape (%d and %d)", k, n);
+        return tl_py_raise(st);
+    }
+    for (int d = 0; d < n; d++) {
+        if (strides[d] < 0) {
+            tl_error(TL_ERR_SHAPE, "empty_strided(): negative strides are "
+                     "not supported (stride %lld at dim %d)",
+                     (long long)strides[d], d);
+            return tl_py_raise(st);
+        }
+    }
+    tl_dtype dt = TL_DEFAULT_FLOAT;
+    tl_device dev = tl_device_cpu();
+    if (tl_py_parse_dtype(st, a[2], &dt) < 0 ||
+        tl_py_parse_device(st, a[4], &dev) < 0) {
+        return NULL;
+    }
+    return wrap(st, tl_tensor_empty_strided(n, sizes, strides, dt, dev,
+                                            TL_MEMKIND_DEFAULT));
+}
+
 /* ---- tables ------------------------------------------------------------------------------ */
 
 static PyMethodDef joinindex_functions[] = {
@@ -693,6 +807,16 @@ static PyMethodDef joinindex_functions[] = {
      "logspace(start, end, steps, base=10.0, *, out=None, dtype=None, "
      "layout=None, device=None, requires_grad=False)\n--\n\n"
      "base ** linspace(start, end, steps)."},
+    {"complex", CF(py_complex), FASTKW,
+     "complex(real, imag, *, out=None)\n--\n\n"
+     "real + 1j * imag (float32 -> complex64, float64 -> complex128)."},
+    {"polar", CF(py_polar), FASTKW,
+     "polar(abs, angle, *, out=None)\n--\n\n"
+     "abs * (cos(angle) + 1j * sin(angle))."},
+    {"empty_strided", CF(py_empty_strided), FASTKW,
+     "empty_strided(size, stride, *, dtype=None, layout=None, device=None, "
+     "requires_grad=False, pin_memory=False)\n--\n\n"
+     "An uninitialised tensor with the given strides (none negative)."},
     {NULL},
 };
 

@@ -58,6 +58,14 @@ TL_API int tl_op_scatter_(tl_tensor_impl *dst, int64_t dim,
                           const tl_scalar *value, int reduce,
                           bool include_self);
 
+/* The out-of-place form: a clone of self (its layout kept) scattered
+ * into, with the same checks.  Returns: new reference, or NULL. */
+TL_API tl_tensor_impl *tl_op_scatter(tl_tensor_impl *self, int64_t dim,
+                                     tl_tensor_impl *index,
+                                     tl_tensor_impl *src,
+                                     const tl_scalar *value, int reduce,
+                                     bool include_self);
+
 /* index_select(self, dim, index): index a 0-d or 1-D int32/int64 tensor,
  * every entry in [0, size) (negative ones are TL_ERR_INDEX, as PyTorch). */
 TL_API tl_tensor_impl *tl_op_index_select(tl_tensor_impl *out,
@@ -80,6 +88,14 @@ TL_API int tl_op_index_scatter_(tl_tensor_impl *dst, int64_t dim,
 TL_API tl_tensor_impl *tl_op_linspace(const tl_scalar *start,
                                       const tl_scalar *end, int64_t steps,
                                       double base, tl_dtype dt);
+
+/* complex(real, imag): float32 -> complex64, float64 -> complex128 (both
+ * the same dtype, else TL_ERR_TYPE), broadcast. */
+TL_API tl_tensor_impl *tl_op_complex(tl_tensor_impl *re, tl_tensor_impl *im);
+
+/* polar(abs, angle) = complex(abs * cos(angle), abs * sin(angle)). */
+TL_API tl_tensor_impl *tl_op_polar(tl_tensor_impl *abs,
+                                   tl_tensor_impl *angle);
 
 TL_EXTERN_C_END
 
