@@ -332,7 +332,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                 f"input along dim, but got repeats.size(0) = {reps.size} "
                 f"and input.size({d}) = {size}")
         if (reps < 0).any():
-            raise ValueError("repeat_interleave(): repeats can not be "
+            raise ShapeError("repeat_interleave(): repeats can not be "
                              "negative")
         total = int(reps.sum())
         if output_size is not None and output_size != total:
@@ -343,7 +343,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return _C.index_select(input, d, idx)
     r = _int(repeats, "repeat_interleave", "repeats")
     if r < 0:
-        raise ValueError("repeat_interleave(): repeats can not be negative")
+        raise ShapeError("repeat_interleave(): repeats can not be "
+                         "negative")
     if output_size is not None and output_size != r * size:
         raise ShapeError(
             f"repeat_interleave(): output_size {output_size} does not "
