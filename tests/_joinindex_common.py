@@ -18,15 +18,17 @@ def tt(torch, t):
     return torch.from_numpy(to_np(t))
 
 
-def same_error(torch_fn, tl_fn):
+def same_error(torch_fn, tl_fn, cls=None):
     """Both calls raise; tensorlib's exception is of the class PyTorch's
-    is (ShapeError counts as RuntimeError and ValueError).  Returns
+    is (ShapeError counts as RuntimeError and ValueError), or of cls where
+    DESIGN.md "Errors" assigns another (a bad dtype is TypeError, a bad
+    value ValueError, where PyTorch raises RuntimeError).  Returns
     tensorlib's exception."""
     with pytest.raises(Exception) as te:
         torch_fn()
     with pytest.raises(Exception) as ours:
         tl_fn()
-    want = te.type
+    want = te.type if cls is None else cls
     if want is NotImplementedError:
         want = RuntimeError
     assert isinstance(ours.value, want), (ours.type, te.type,

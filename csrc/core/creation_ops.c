@@ -51,7 +51,7 @@ tl_tensor_impl *tl_op_linspace(const tl_scalar *start, const tl_scalar *end,
 {
     const char *op = base > 0 ? "logspace" : "linspace";
     if (steps < 0) {
-        tl_error(TL_ERR_VALUE, "%s(): number of steps must be non-negative, "
+        tl_error(TL_ERR_SHAPE, "%s(): number of steps must be non-negative, "
                  "got %" PRId64, op, steps);
         return NULL;
     }
@@ -64,6 +64,18 @@ tl_tensor_impl *tl_op_linspace(const tl_scalar *start, const tl_scalar *end,
         tl_error(TL_ERR_TYPE, "%s(): complex start or end needs a complex "
                  "dtype, not %s", op, tl_dtype_info_of(dt)->name);
         return NULL;
+    }
+    /* start and end must fit the dtype, as PyTorch's checked conversion
+     * (full()'s rule): linspace(-1, 1, 3, dtype=uint8) is an error. */
+    if (tl_scalar_check_fill(start, dt) < 0 ||
+        tl_scalar_check_fill(end, dt) < 0) {
+        return NULL;
+    }
+    if (tl_dtype_is_integral(dt, true)) {
+        /* PyTorch converts the ends to the integer dtype first, then
+         * truncates each value of the formula. */
+        ar = trunc(ar);
+        br = trunc(br);
     }
     tl_tensor_impl *w = tl_tensor_empty(1, &steps,
                                         cplx ? TL_DTYPE_COMPLEX128

@@ -84,7 +84,7 @@ TL_API int tl_op_index_scatter_(tl_tensor_impl *dst, int64_t dim,
 /* linspace(start, end, steps) in dtype dt (PyTorch's two-sided formula:
  * the first half counts up from start, the second down from end), computed
  * in double (complex: per component) and rounded once.  steps < 0:
- * TL_ERR_VALUE.  base > 0 gives logspace: base ** value. */
+ * TL_ERR_SHAPE (a size).  base > 0 gives logspace: base ** value. */
 TL_API tl_tensor_impl *tl_op_linspace(const tl_scalar *start,
                                       const tl_scalar *end, int64_t steps,
                                       double base, tl_dtype dt);
