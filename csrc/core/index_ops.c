@@ -671,10 +671,17 @@ static int scatter_core(tl_tensor_impl *dst, int d, tl_tensor_impl *idx,
                 c[i] = 1;
             }
         }
-        tl_tensor_impl *r = tl_op_binary(
-            tl_dtype_is_integral(dt, true) ? TL_BINARY_FLOOR_DIVIDE
-                                           : TL_BINARY_DIV,
-            dst, dst, cnt, NULL);
+        /* Integers divide by counts of their own dtype (uint64 / int64
+         * would promote to float64, which uint64 cannot hold). */
+        bool integral = tl_dtype_is_integral(dt, true);
+        tl_tensor_impl *cd = integral ? tl_op_to_dtype(cnt, dt, false)
+                                      : cnt;
+        tl_tensor_impl *r = cd ? tl_op_binary(
+            integral ? TL_BINARY_FLOOR_DIVIDE : TL_BINARY_DIV, dst, dst, cd,
+            NULL) : NULL;
+        if (integral) {
+            tl_tensor_decref(cd);
+        }
         rc = r ? 0 : -1;
         tl_tensor_decref(r);
         tl_tensor_decref(cnt);
@@ -774,6 +781,7 @@ static int scatter_impl(tl_tensor_impl *dst, int64_t dim,
         return rc;
     }
     if (index->numel == 0) {
+        tl_tensor_bump_version(dst); /* an in-place call, as PyTorch */
         return 0;
     }
     idx = index_i64(index, false, op);
@@ -911,6 +919,11 @@ tl_tensor_impl *tl_op_index_select(tl_tensor_impl *out, tl_tensor_impl *self,
         tl_wrap_dim(dim, self->ndim, &d) < 0) {
         return NULL;
     }
+    if (self->ndim == 0 && index->numel != 1) {
+        tl_error(TL_ERR_SHAPE, "index_select(): Index to scalar can have "
+                 "only 1 value, got %" PRId64 " value(s)", index->numel);
+        return NULL;
+    }
     idx = index_1d(index, nonempty_size(self, d), d, false, "index_select");
     if (!idx) {
         return NULL;
@@ -965,6 +978,10 @@ int tl_op_index_scatter_(tl_tensor_impl *dst, int64_t dim,
                         index->ndim);
     }
     int64_t m = index->numel;
+    if (dst->ndim == 0 && m != 1) {
+        return tl_error(TL_ERR_SHAPE, "%s(): Index to scalar can have only "
+                        "1 value, got %" PRId64 " value(s)", op, m);
+    }
     int nd = nonempty_ndim(dst);
     int64_t shape[TL_MAX_DIMS];
     for (int k = 0; k < nd; k++) {
