@@ -17,7 +17,7 @@ from . import _C
 Tensor = _C.Tensor
 ShapeError = _C.ShapeError
 
-__all__ = [
+_PUBLIC = [
     "hstack", "vstack", "dstack", "column_stack", "row_stack",
     "tensor_split", "hsplit", "vsplit", "dsplit",
     "atleast_1d", "atleast_2d", "atleast_3d",
@@ -854,24 +854,134 @@ def index_put(input, indices, values, accumulate=False):
     return _index_put_(input.clone(), indices, values, accumulate)
 
 
+# Tensor methods: the functions above with self in place of input.
+
+
+def _m_tile(self, dims):
+    """See tensorlib.tile."""
+    return tile(self, dims)
+
+
+def _m_repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+    """See tensorlib.repeat_interleave."""
+    return repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
+def _m_roll(self, shifts, dims=None):
+    """See tensorlib.roll."""
+    return roll(self, shifts, dims)
+
+
+def _m_rot90(self, k=1, dims=(0, 1)):
+    """See tensorlib.rot90."""
+    return rot90(self, k, dims)
+
+
+def _m_tril(self, diagonal=0, *, out=None):
+    """See tensorlib.tril."""
+    return tril(self, diagonal, out=out)
+
+
+def _m_triu(self, diagonal=0, *, out=None):
+    """See tensorlib.triu."""
+    return triu(self, diagonal, out=out)
+
+
+def _m_diag(self, diagonal=0, *, out=None):
+    """See tensorlib.diag."""
+    return diag(self, diagonal, out=out)
+
+
+def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """See tensorlib.diag_embed."""
+    return diag_embed(self, offset, dim1, dim2)
+
+
+def _m_diagflat(self, offset=0):
+    """See tensorlib.diagflat."""
+    return diagflat(self, offset)
+
+
+def _m_ravel(self):
+    """See tensorlib.ravel."""
+    return ravel(self)
+
+
+def _m_tensor_split(self, indices_or_sections, dim=0):
+    """See tensorlib.tensor_split."""
+    return tensor_split(self, indices_or_sections, dim)
+
+
+def _m_hsplit(self, indices_or_sections):
+    """See tensorlib.hsplit."""
+    return hsplit(self, indices_or_sections)
+
+
+def _m_vsplit(self, indices_or_sections):
+    """See tensorlib.vsplit."""
+    return vsplit(self, indices_or_sections)
+
+
+def _m_dsplit(self, indices_or_sections):
+    """See tensorlib.dsplit."""
+    return dsplit(self, indices_or_sections)
+
+
+def _m_masked_fill(self, mask, value):
+    """See tensorlib.masked_fill."""
+    return masked_fill(self, mask, value)
+
+
+def _m_masked_select(self, mask, *, out=None):
+    """See tensorlib.masked_select."""
+    return masked_select(self, mask, out=out)
+
+
+def _m_masked_scatter(self, mask, source):
+    """See tensorlib.masked_scatter."""
+    return masked_scatter(self, mask, source)
+
+
+def _m_take(self, index):
+    """See tensorlib.take."""
+    return take(self, index)
+
+
+def _m_take_along_dim(self, indices, dim=None, *, out=None):
+    """See tensorlib.take_along_dim."""
+    return take_along_dim(self, indices, dim, out=out)
+
+
+def _m_put(self, index, source, accumulate=False):
+    """See tensorlib.put."""
+    return put(self, index, source, accumulate)
+
+
+def _m_index_put(self, indices, values, accumulate=False):
+    """See tensorlib.index_put."""
+    return index_put(self, indices, values, accumulate)
+
+
 def install(module):
     """Adds the functions to the tensorlib namespace (a globals() dict) and
     the methods to Tensor."""
-    for name in __all__:
+    for name in _PUBLIC:
         module[name] = globals()[name]
     methods = {
-        "repeat": _repeat, "tile": tile,
-        "repeat_interleave": repeat_interleave, "roll": roll,
-        "rot90": rot90, "tril": tril, "triu": triu, "tril_": _tril_,
-        "triu_": _triu_, "diag": diag, "diag_embed": diag_embed,
-        "diagflat": diagflat, "ravel": ravel, "view_as": _view_as,
-        "reshape_as": _reshape_as, "tensor_split": tensor_split,
-        "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
-        "masked_fill": masked_fill, "masked_fill_": _masked_fill_,
-        "masked_select": masked_select, "masked_scatter": masked_scatter,
-        "masked_scatter_": _masked_scatter_, "take": take,
-        "take_along_dim": take_along_dim, "put": put, "put_": _put_,
-        "index_put": index_put, "index_put_": _index_put_,
+        "repeat": _repeat, "tile": _m_tile,
+        "repeat_interleave": _m_repeat_interleave, "roll": _m_roll,
+        "rot90": _m_rot90, "tril": _m_tril, "triu": _m_triu,
+        "tril_": _tril_, "triu_": _triu_, "diag": _m_diag,
+        "diag_embed": _m_diag_embed, "diagflat": _m_diagflat,
+        "ravel": _m_ravel, "view_as": _view_as, "reshape_as": _reshape_as,
+        "tensor_split": _m_tensor_split, "hsplit": _m_hsplit,
+        "vsplit": _m_vsplit, "dsplit": _m_dsplit,
+        "masked_fill": _m_masked_fill, "masked_fill_": _masked_fill_,
+        "masked_select": _m_masked_select,
+        "masked_scatter": _m_masked_scatter,
+        "masked_scatter_": _masked_scatter_, "take": _m_take,
+        "take_along_dim": _m_take_along_dim, "put": _m_put, "put_": _put_,
+        "index_put": _m_index_put, "index_put_": _index_put_,
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)

@@ -764,15 +764,15 @@ static PyObject *py_empty_strided(PyObject *m, PyObject *const *args,
 
 static PyMethodDef joinindex_functions[] = {
     {"cat", CF(py_cat), FASTKW,
-     "cat(tensors, dim=0, *, out=None)\n--\n\n"
+     "cat(tensors, dim=0, *, out=None, axis=None)\n--\n\n"
      "Joins tensors along an existing dim (dtypes promote)."},
     {"concat", CF(py_concat), FASTKW,
-     "concat(tensors, dim=0, *, out=None)\n--\n\nAlias of cat()."},
+     "concat(tensors, dim=0, *, out=None, axis=None)\n--\n\nAlias of cat()."},
     {"concatenate", CF(py_concatenate), FASTKW,
-     "concatenate(tensors, axis=0, *, out=None)\n--\n\n"
+     "concatenate(tensors, dim=0, *, out=None, axis=None)\n--\n\n"
      "Alias of cat() (NumPy's name; takes axis= or dim=)."},
     {"stack", CF(py_stack), FASTKW,
-     "stack(tensors, dim=0, *, out=None)\n--\n\n"
+     "stack(tensors, dim=0, *, out=None, axis=None)\n--\n\n"
      "Joins equal-shaped tensors along a new dim."},
     {"gather", CF(f_gather), FASTKW,
      "gather(input, dim, index, *, sparse_grad=False, out=None)\n--\n\n"
@@ -781,7 +781,8 @@ static PyMethodDef joinindex_functions[] = {
      "index_select(input, dim, index, *, out=None)\n--\n\n"
      "The entries index picks along dim."},
     {"scatter", CF(f_scatter), FASTKW,
-     "scatter(input, dim, index, src, *, reduce=None)\n--\n\n"
+     "scatter(input, dim, index, src=None, *, value=None, reduce=None)"
+     "\n--\n\n"
      "A copy of input with src (or value) written at index along dim."},
     {"scatter_add", CF(f_scatter_add), FASTKW,
      "scatter_add(input, dim, index, src)\n--\n\n"
@@ -822,15 +823,15 @@ static PyMethodDef joinindex_functions[] = {
 
 static PyMethodDef joinindex_methods[] = {
     {"gather", CF(m_gather), FASTKW,
-     "gather(dim, index, *, sparse_grad=False)\n--\n\nSee tensorlib.gather."},
+     "gather($self, dim, index, *, sparse_grad=False)\n--\n\nSee tensorlib.gather."},
     {"index_select", CF(m_index_select), FASTKW,
-     "index_select(dim, index)\n--\n\nSee tensorlib.index_select."},
+     "index_select($self, dim, index)\n--\n\nSee tensorlib.index_select."},
 #define METHOD_PAIR(NAME, SIG)                                              \
     {#NAME, CF(m_##NAME), FASTKW,                                          \
-     #NAME "(" SIG ")\n--\n\nSee tensorlib." #NAME "."},                   \
+     #NAME "($self, " SIG ")\n--\n\nSee tensorlib." #NAME "."},            \
     {#NAME "_", CF(m_##NAME##_), FASTKW,                                   \
-     #NAME "_(" SIG ")\n--\n\nIn-place " #NAME "; returns self."},
-    METHOD_PAIR(scatter, "dim, index, src, *, reduce=None")
+     #NAME "_($self, " SIG ")\n--\n\nIn-place " #NAME "; returns self."},
+    METHOD_PAIR(scatter, "dim, index, src=None, *, value=None, reduce=None")
     METHOD_PAIR(scatter_add, "dim, index, src")
     METHOD_PAIR(scatter_reduce,
                 "dim, index, src, reduce, *, include_self=True")
