@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,13 +111,48 @@ COPY_RUNS(4)
 COPY_RUNS(8)
 COPY_RUNS(16)
 
+/* The common gather run along the last dim (index_select of columns,
+ * gather(dim=-1) of a contiguous tensor): contiguous int64 index and
+ * output, source elements adjacent along dim, aligned data: typed loads
+ * and stores, so the loop is one load of the index, one of the source
+ * and one store per element. */
+#define GATHER_DENSE(SZ, T)                                                 \
+    static void gather_dense_##SZ(const sg_plan *p, int64_t n,             \
+                                  const char *idx, int64_t is, char *op,   \
+                                  int64_t os, char *tgt, int64_t tk,       \
+                                  int64_t td)                              \
+    {                                                                      \
+        if (is != 8 || os != SZ || tk != 0 || td != SZ ||                  \
+            (((uintptr_t)op | (uintptr_t)tgt | (uintptr_t)idx) % SZ)) {   \
+            gather_##SZ(p, n, idx, is, op, os, tgt, tk, td);               \
+            return;                                                        \
+        }                                                                  \
+        const int64_t *ip = (const int64_t *)(const void *)idx;            \
+        const T *src = (const T *)(const void *)tgt;                       \
+        T *dst = (T *)(void *)op;                                          \
+        const uint64_t lim = p->lim;                                       \
+        for (int64_t k = 0; k < n; k++) {                                  \
+            int64_t v = ip[k];                                             \
+            if ((uint64_t)v >= lim) {                                      \
+                atomic_store(p->bad, 1);                                   \
+                return;                                                    \
+            }                                                              \
+            dst[k] = src[v];                                               \
+        }                                                                  \
+    }
+
+GATHER_DENSE(1, uint8_t)
+GATHER_DENSE(2, uint16_t)
+GATHER_DENSE(4, uint32_t)
+GATHER_DENSE(8, uint64_t)
+
 static run_fn copy_run(int64_t isz, bool gather)
 {
     switch (isz) {
-    case 1: return gather ? gather_1 : scatter_1;
-    case 2: return gather ? gather_2 : scatter_2;
-    case 4: return gather ? gather_4 : scatter_4;
-    case 8: return gather ? gather_8 : scatter_8;
+    case 1: return gather ? gather_dense_1 : scatter_1;
+    case 2: return gather ? gather_dense_2 : scatter_2;
+    case 4: return gather ? gather_dense_4 : scatter_4;
+    case 8: return gather ? gather_dense_8 : scatter_8;
     default: return gather ? gather_16 : scatter_16;
     }
 }
