@@ -164,6 +164,23 @@ static run_fn copy_run(int64_t isz, bool gather)
                      int64_t is, char *op, int64_t os, char *tgt,          \
                      int64_t tk, int64_t td)                               \
     {                                                                      \
+        if (is == 8 && os == (int64_t)sizeof(T) && tk == 0 &&             \
+            td == (int64_t)sizeof(T) &&                                    \
+            ((uintptr_t)op | (uintptr_t)tgt | (uintptr_t)idx) %            \
+                    _Alignof(T) == 0) {                                    \
+            /* dense along dim and aligned: typed loads and stores */      \
+            const int64_t *ip = (const int64_t *)(const void *)idx;        \
+            T *dst = (T *)(void *)tgt;                                     \
+            const T *src = (const T *)(const void *)op;                    \
+            for (int64_t k = 0; k < n; k++) {                              \
+                int64_t v = ip[k];                                         \
+                BAD_INDEX(v);                                              \
+                A a = LD(dst[v]), b = LD(src[k]);                          \
+                a = COMBINE(a, b);                                         \
+                dst[v] = ST(a);                                            \
+            }                                                              \
+            return;                                                        \
+        }                                                                  \
         for (int64_t k = 0; k < n; k++) {                                  \
             int64_t v = LDIDX(idx + k * is);                               \
             BAD_INDEX(v);                                                  \
