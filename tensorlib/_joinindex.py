@@ -588,7 +588,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
-def _tri_indices(row, col, offset, dtype, lower, fname):
+def _tri_indices(row, col, offset, dtype, device, lower, fname):
     row = _int(row, fname, "row")
     col = _int(col, fname, "col")
     offset = _int(offset, fname, "offset")
@@ -603,21 +603,24 @@ def _tri_indices(row, col, offset, dtype, lower, fname):
         r, c = _np.tril_indices(row, offset, col)
     else:
         r, c = _np.triu_indices(row, offset, col)
-    return _C.tensor(_np.stack([r, c]).astype(_np.int64).reshape(2, -1),
-                     dtype=dtype)
+    out = _C.tensor(_np.stack([r, c]).astype(_np.int64).reshape(2, -1),
+                    dtype=dtype)
+    return out if device is None else out.to(device)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None,
                  layout=None):
     """The (2, N) coordinates of the lower triangle of a row x col matrix
     (j - i <= offset), row by row."""
-    return _tri_indices(row, col, offset, dtype, True, "tril_indices")
+    return _tri_indices(row, col, offset, dtype, device, True,
+                        "tril_indices")
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None,
                  layout=None):
     """The (2, N) coordinates of the upper triangle (j - i >= offset)."""
-    return _tri_indices(row, col, offset, dtype, False, "triu_indices")
+    return _tri_indices(row, col, offset, dtype, device, False,
+                        "triu_indices")
 
 
 # ---- masked and flat indexing -------------------------------------------

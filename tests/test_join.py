@@ -75,6 +75,9 @@ def test_cat_aliases_and_out():
     big = tl.zeros(4, 3)
     with pytest.raises(tl.ShapeError, match="output memory"):
         tl.cat([big[:2], big[2:]], out=big)
+    # an out whose elements share memory (expanded) is refused
+    with pytest.raises(tl.ShapeError, match="single memory"):
+        tl.cat([a, b], out=tl.zeros(3).expand(3, 3))
 
 
 def test_cat_legacy_empty_and_strided():

@@ -69,7 +69,7 @@ struct sg_plan {
         return;                                                            \
     }
 
-/* ---- runs ------------------------------------------------------------------ */
+/* ---- runs --------------------------------------------------------------- */
 
 #define LDIDX(q) (*(const int64_t *)(q))
 
@@ -280,7 +280,7 @@ static run_fn reduce_run(int reduce, int dt)
 #undef PICK
 }
 
-/* ---- the walk (Note [Deterministic scatter]) -------------------------------- */
+/* ---- the walk (Note [Deterministic scatter]) ---------------------------- */
 
 static void walk_range(void *ctx, int64_t begin, int64_t end)
 {
@@ -382,7 +382,7 @@ static void plan_init(sg_plan *p, tl_tensor_impl *index, int dim,
     p->lim = UINT64_MAX;
 }
 
-/* ---- validation ---------------------------------------------------------------- */
+/* ---- validation --------------------------------------------------------- */
 
 /* Records the error for the first element of the contiguous int64 idx
  * outside [lo, hi).  Returns TL_ERR_INDEX (or 0 when there is none). */
@@ -515,7 +515,7 @@ static tl_tensor_impl *commit_out(tl_tensor_impl *out, tl_tensor_impl *r,
     return out;
 }
 
-/* ---- gather ------------------------------------------------------------------------ */
+/* ---- gather ------------------------------------------------------------- */
 
 /* Shape rule shared by gather and scatter: index.size(d) <= t.size(d) for
  * every d (but dim, unless all_dims). */
@@ -587,7 +587,7 @@ done:
     return res;
 }
 
-/* ---- scatter ------------------------------------------------------------------------- */
+/* ---- scatter ------------------------------------------------------------ */
 
 /* The identity of reduce in dt, as bytes. */
 static void identity_bytes(int reduce, tl_dtype dt, void *buf)
@@ -896,7 +896,7 @@ tl_tensor_impl *tl_op_scatter(tl_tensor_impl *self, int64_t dim,
     return r;
 }
 
-/* ---- index_select and the index_* family ---------------------------------------------- */
+/* ---- index_select and the index_* family -------------------------------- */
 
 /* A 0-d or 1-D index as contiguous int64 with every entry checked against
  * [-size, size) (negative wrapped) when wrap, else [0, size).

@@ -30,6 +30,11 @@ static int check_out(tl_tensor_impl *out, int ndim, const int64_t *sizes,
     if (rc < 0) {
         return rc;
     }
+    if (tl_iter_has_internal_overlap(out)) {
+        return tl_error(TL_ERR_SHAPE, "%s(): unsupported operation: more "
+                        "than one element of out refers to a single memory "
+                        "location; clone() it first", op);
+    }
     if (!tl_can_cast(dt, (tl_dtype)out->dtype)) {
         return tl_error(TL_ERR_TYPE, "%s(): result type %s can't be cast "
                         "to the desired output type %s", op,

@@ -120,7 +120,7 @@ static int opt_dim(PyObject *o, int64_t dflt, int64_t *v, const char *fname)
     return need_int(o, v, fname, "dim");
 }
 
-/* ---- cat, stack ------------------------------------------------------------- */
+/* ---- cat, stack --------------------------------------------------------- */
 
 /* The tensors of a list/tuple, into a PyMem array of borrowed impls (kept
  * alive by *seq, a new reference the caller drops).  Returns n / -1. */
@@ -227,7 +227,7 @@ static PyObject *py_stack(PyObject *m, PyObject *const *args,
     return join(m, args, nargs, kwnames, "stack", true);
 }
 
-/* ---- gather, index_select ----------------------------------------------------- */
+/* ---- gather, index_select ----------------------------------------------- */
 
 /* a: dim, index, extra (sparse_grad or nothing), out. */
 static PyObject *do_gather(tl_mstate *st, PyObject *self, PyObject **a,
@@ -299,7 +299,7 @@ static PyObject *m_index_select(PyObject *self, PyObject *const *args,
     return do_gather(tl_state_of(self), self, a, true);
 }
 
-/* ---- the scatter family --------------------------------------------------------- */
+/* ---- the scatter family ------------------------------------------------- */
 
 enum { OP_SCATTER, OP_SCATTER_ADD, OP_SCATTER_REDUCE, OP_INDEX_ADD,
        OP_INDEX_COPY, OP_INDEX_FILL, OP_COUNT };
@@ -563,7 +563,7 @@ SCATTER_ENTRIES(index_add, OP_INDEX_ADD)
 SCATTER_ENTRIES(index_copy, OP_INDEX_COPY)
 SCATTER_ENTRIES(index_fill, OP_INDEX_FILL)
 
-/* ---- linspace, logspace -------------------------------------------------------------- */
+/* ---- linspace, logspace ------------------------------------------------- */
 
 static PyObject *spaced(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames, bool log)
@@ -652,7 +652,7 @@ static PyObject *py_logspace(PyObject *m, PyObject *const *args,
     return spaced(m, args, nargs, kwnames, true);
 }
 
-/* ---- complex, polar, empty_strided ------------------------------------------ */
+/* ---- complex, polar, empty_strided -------------------------------------- */
 
 static PyObject *pair_op(PyObject *m, PyObject *const *args,
                          Py_ssize_t nargs, PyObject *kwnames, bool polar)
@@ -760,7 +760,7 @@ static PyObject *py_empty_strided(PyObject *m, PyObject *const *args,
                                             TL_MEMKIND_DEFAULT));
 }
 
-/* ---- tables ------------------------------------------------------------------------------ */
+/* ---- tables ------------------------------------------------------------- */
 
 static PyMethodDef joinindex_functions[] = {
     {"cat", CF(py_cat), FASTKW,
@@ -823,7 +823,8 @@ static PyMethodDef joinindex_functions[] = {
 
 static PyMethodDef joinindex_methods[] = {
     {"gather", CF(m_gather), FASTKW,
-     "gather($self, dim, index, *, sparse_grad=False)\n--\n\nSee tensorlib.gather."},
+     "gather($self, dim, index, *, sparse_grad=False)\n--\n\n"
+     "See tensorlib.gather."},
     {"index_select", CF(m_index_select), FASTKW,
      "index_select($self, dim, index)\n--\n\nSee tensorlib.index_select."},
 #define METHOD_PAIR(NAME, SIG)                                              \
