@@ -66,6 +66,10 @@ from .linalg import _top_cross as cross, _top_norm as norm  # noqa: E402
 from .linalg import pinv as pinverse  # noqa: E402,F401
 linalg._install(Tensor)  # noqa: F821 - from _C above
 
+from . import _joinindex  # noqa: E402
+
+_joinindex.install(globals())
+
 __version__ = "0.1.0"
 
 # Random numbers (tensorlib.random: fork_rng and the default generator).

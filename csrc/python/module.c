@@ -17,6 +17,7 @@ static PyMethodDef module_methods[] = {
 
 int tl_testing_init(PyObject *m, tl_mstate *st); /* testing.c */
 int tl_ops_init(PyObject *m, tl_mstate *st);     /* ops.c (python) */
+int tl_joinindex_init(PyObject *m, tl_mstate *st); /* joinindex.c */
 
 static int add_methods(PyObject *m, PyMethodDef *defs)
 {
@@ -64,7 +65,7 @@ static int module_exec(PyObject *m)
         tl_linalg_init(m, st) < 0) {
         return -1;
     }
-    if (tl_random_init(m, st) < 0) {
+    if (tl_random_init(m, st) < 0 || tl_joinindex_init(m, st) < 0) {
         return -1;
     }
     return 0;
