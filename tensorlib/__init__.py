@@ -55,3 +55,4 @@ Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above
 
 
 __version__ = "0.1.0"
+from tensorlib import testing  # noqa: E402,F401  (issue 18: assert_close)

@@ -208,3 +208,7 @@ def set_printoptions(
 from ._display import explain as explain
 from ._display import explain_reshape as explain_reshape
 from ._display import memory_report as memory_report
+
+# ---- testing helpers (tensorlib/testing.py, issue 18) ----------------------
+
+from . import testing as testing
