@@ -56,3 +56,8 @@ Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above
 
 __version__ = "0.1.0"
 from tensorlib import testing  # noqa: E402,F401  (issue 18: assert_close)
+from ._reduce_extra import (  # noqa: E402,F401  (issue 18)
+    allclose, aminmax, equal, isclose, logsumexp, nanmean, nansum,
+    std_mean, var_mean)
+from . import _reduce_extra as _rx  # noqa: E402
+_rx._install_methods()

@@ -212,3 +212,18 @@ from ._display import memory_report as memory_report
 # ---- testing helpers (tensorlib/testing.py, issue 18) ----------------------
 
 from . import testing as testing
+
+# ---- comparison helpers and reductions (tensorlib/_reduce_extra.py) -------
+
+from . import _reduce_extra as _rx
+from ._reduce_extra import (
+    allclose as allclose,
+    aminmax as aminmax,
+    equal as equal,
+    isclose as isclose,
+    logsumexp as logsumexp,
+    nanmean as nanmean,
+    nansum as nansum,
+    std_mean as std_mean,
+    var_mean as var_mean,
+)
