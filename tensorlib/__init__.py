@@ -61,3 +61,6 @@ from ._reduce_extra import (  # noqa: E402,F401  (issue 18)
     std_mean, var_mean)
 from . import _reduce_extra as _rx  # noqa: E402
 _rx._install_methods()
+from ._complex import angle, positive  # noqa: E402,F401  (issue 18)
+from . import _complex  # noqa: E402
+_complex._install_methods()

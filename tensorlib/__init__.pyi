@@ -227,3 +227,16 @@ from ._reduce_extra import (
     std_mean as std_mean,
     var_mean as var_mean,
 )
+
+# ---- complex (csrc/python/complex.c, tensorlib/_complex.py) ---------------
+
+from ._C import (
+    conj as conj,
+    conj_physical as conj_physical,
+    imag as imag,
+    real as real,
+    view_as_complex as view_as_complex,
+    view_as_real as view_as_real,
+)
+from . import _complex as _complex
+from ._complex import angle as angle, positive as positive
