@@ -87,7 +87,9 @@ void tl_vecmath_binary(tl_vm_fn fn, tl_dtype dt, const void *a,
 
 /* The per-ISA tables (vecmath_base.c, vecmath_avx2.c, vecmath_avx512.c). */
 extern const tl_vm_table tl_vm_table_baseline;
-#if defined(__x86_64__) && defined(__GNUC__)
+/* The clones need gcc's #pragma GCC target (clang builds run the baseline
+ * table only). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TL_VM_HAVE_X86_CLONES 1
 extern const tl_vm_table tl_vm_table_avx2;
 extern const tl_vm_table tl_vm_table_avx512;

@@ -3,7 +3,9 @@
  * run only where __builtin_cpu_supports says the CPU has both). */
 #include "vecmath_pragmas.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#include "vecmath.h"
+
+#ifdef TL_VM_HAVE_X86_CLONES
 #pragma GCC target("avx2,fma")
 #define VM_ISA avx2
 #define VM_ISA_NAME "avx2"

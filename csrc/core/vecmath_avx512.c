@@ -4,7 +4,9 @@
  * says the CPU has them). */
 #include "vecmath_pragmas.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#include "vecmath.h"
+
+#ifdef TL_VM_HAVE_X86_CLONES
 #pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")
 #define VM_ISA avx512
 #define VM_ISA_NAME "avx512"

@@ -75,6 +75,11 @@
 #define VM_TABLE VM_CAT(tl_vm_table_, VM_ISA)
 
 #define VM_INLINE static inline __attribute__((always_inline))
+#if defined(__clang__)
+#define VM_IVDEP _Pragma("clang loop vectorize(enable)")
+#else
+#define VM_IVDEP _Pragma("GCC ivdep")
+#endif
 
 #if VM_HAVE_FMA
 #define VM_FMA(a, b, c) __builtin_fma((a), (b), (c))
@@ -1042,7 +1047,7 @@ VM_INLINE double k32_atan2(double y, double x)
     {                                                                      \
         const double *a = a_;                                              \
         double *o = o_;                                                    \
-        _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++)               \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
         {                                                                  \
             o[i] = kern(a[i]);                                             \
         }                                                                  \
@@ -1051,7 +1056,7 @@ VM_INLINE double k32_atan2(double y, double x)
     {                                                                      \
         const float *a = a_;                                               \
         float *o = o_;                                                     \
-        _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++)               \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
         {                                                                  \
             o[i] = (float)kern32((double)a[i]);                            \
         }                                                                  \
@@ -1089,7 +1094,7 @@ VM_UNARY(loop_erf, k_erf, k32_erf)
             T tmp[VM_CHUNK];                                               \
             /* top bit set iff some element's bad value is below 2^-40 */  \
             uint64_t acc = 0;                                              \
-            _Pragma("GCC ivdep") for (int64_t i = 0; i < m; i++)           \
+            VM_IVDEP for (int64_t i = 0; i < m; i++)           \
             {                                                              \
                 double bad;                                                \
                 tmp[i] = (T)kern((double)ab[i], &bad);                     \
@@ -1121,7 +1126,7 @@ VM_TRIG(loop_tan_f32, k32_tan, tan, float)
     {                                                                      \
         const double *a = a_, *b = b_;                                     \
         double *o = o_;                                                    \
-        _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++)               \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
         {                                                                  \
             o[i] = kern(a[i], b[i]);                                       \
         }                                                                  \
@@ -1131,7 +1136,7 @@ VM_TRIG(loop_tan_f32, k32_tan, tan, float)
     {                                                                      \
         const float *a = a_, *b = b_;                                      \
         float *o = o_;                                                     \
-        _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++)               \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
         {                                                                  \
             o[i] = (float)kern32((double)a[i], (double)b[i]);                \
         }                                                                  \
@@ -1145,7 +1150,7 @@ static void loop_pow_scalar_f64(const void *a_, double y, void *o_,
 {
     const double *a = a_;
     double *o = o_;
-    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++)
+    VM_IVDEP for (int64_t i = 0; i < n; i++)
     {
         o[i] = k_pow(a[i], y);
     }
@@ -1156,7 +1161,7 @@ static void loop_pow_scalar_f32(const void *a_, double y, void *o_,
 {
     const float *a = a_;
     float *o = o_;
-    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; i++)
+    VM_IVDEP for (int64_t i = 0; i < n; i++)
     {
         o[i] = (float)k32_pow((double)a[i], y);
     }
