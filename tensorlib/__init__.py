@@ -70,7 +70,16 @@ from . import _joinindex  # noqa: E402
 
 _joinindex.install(globals())
 
-__version__ = "0.1.0"
-
 # Random numbers (tensorlib.random: fork_rng and the default generator).
 from . import random  # noqa: E402,F401
+from tensorlib import testing  # noqa: E402,F401  (issue 18: assert_close)
+from ._reduce_extra import (  # noqa: E402,F401  (issue 18)
+    allclose, aminmax, equal, isclose, logsumexp, nanmean, nansum,
+    std_mean, var_mean)
+from . import _reduce_extra as _rx  # noqa: E402
+_rx._install_methods()
+from ._complex import angle, positive  # noqa: E402,F401  (issue 18)
+from . import _complex  # noqa: E402
+_complex._install_methods()
+
+__version__ = "0.1.0"

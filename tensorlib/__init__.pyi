@@ -323,3 +323,34 @@ from ._joinindex import (
     vsplit as vsplit,
     vstack as vstack,
 )
+# ---- testing helpers (tensorlib/testing.py, issue 18) ----------------------
+
+from . import testing as testing
+
+# ---- comparison helpers and reductions (tensorlib/_reduce_extra.py) -------
+
+from . import _reduce_extra as _rx
+from ._reduce_extra import (
+    allclose as allclose,
+    aminmax as aminmax,
+    equal as equal,
+    isclose as isclose,
+    logsumexp as logsumexp,
+    nanmean as nanmean,
+    nansum as nansum,
+    std_mean as std_mean,
+    var_mean as var_mean,
+)
+
+# ---- complex (csrc/python/complex.c, tensorlib/_complex.py) ---------------
+
+from ._C import (
+    conj as conj,
+    conj_physical as conj_physical,
+    imag as imag,
+    real as real,
+    view_as_complex as view_as_complex,
+    view_as_real as view_as_real,
+)
+from . import _complex as _complex
+from ._complex import angle as angle, positive as positive

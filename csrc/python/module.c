@@ -18,6 +18,8 @@ static PyMethodDef module_methods[] = {
 int tl_testing_init(PyObject *m, tl_mstate *st); /* testing.c */
 int tl_ops_init(PyObject *m, tl_mstate *st);     /* ops.c (python) */
 int tl_joinindex_init(PyObject *m, tl_mstate *st); /* joinindex.c */
+int tl_vecmath_init(PyObject *m, tl_mstate *st); /* vecmath.c (python) */
+int tl_complex_init(PyObject *m, tl_mstate *st); /* complex.c (python) */
 
 static int add_methods(PyObject *m, PyMethodDef *defs)
 {
@@ -66,6 +68,9 @@ static int module_exec(PyObject *m)
         return -1;
     }
     if (tl_random_init(m, st) < 0 || tl_joinindex_init(m, st) < 0) {
+        return -1;
+    }
+    if (tl_vecmath_init(m, st) < 0 || tl_complex_init(m, st) < 0) {
         return -1;
     }
     return 0;

@@ -1,0 +1,1190 @@
+/* csrc/core/vecmath_body.h — internal: the bodies of the vectorised
+ * transcendental loops, included once per instruction set by
+ * vecmath_base.c, vecmath_avx2.c and vecmath_avx512.c, each of which
+ * first sets the target (#pragma GCC target) and defines
+ *   VM_ISA       the suffix of its table (baseline, avx2, avx512),
+ *   VM_ISA_NAME  the table's name string,
+ *   VM_HAVE_FMA  1 where the target has fused multiply-add.
+ * Everything here is static except the one table tl_vm_table_<VM_ISA>.
+ * No Python, no allocation, no libm calls in the vector bodies (libm is
+ * called only by the scalar fix-up of trigonometric arguments that the
+ * fast reduction cannot handle). */
+#ifndef TL_BUILDING_LIB
+#error "csrc/core/vecmath_body.h is internal to tensorlib"
+#endif
+#ifndef VM_ISA
+#error "define VM_ISA before including vecmath_body.h"
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vecmath.h"
+
+/* Note [Vectorised transcendental functions]
+ * Each function is a branch-free kernel on one double (ternaries become
+ * blends), so that gcc vectorises the loop around it; float32 loops widen
+ * to double, run the same kernel and round once to float, which keeps
+ * them within 1 ulp of the correctly rounded float result (the double
+ * result is within ~1 double ulp, 2^-29 of a float ulp).  Special values
+ * (+-0, +-inf, NaN, subnormals, overflow and underflow) are selected at the
+ * end of each kernel as C99 Annex F says.
+ *
+ * Accuracy comes from argument reduction done in double-double (a value
+ * plus its rounding error, Dekker/Knuth two-sum and two-product) and
+ * Taylor polynomials long enough that truncation is below 2^-60 on the
+ * reduced interval, summed so that the large leading terms are added last
+ * and exactly:
+ *  - exp: x = n ln2 + r, |r| <= ln2/2 (ln2 in two parts, the first with
+ *    trailing zeros so n * ln2_hi is exact), exp(r) = (1 + r) + r^2 P(r)
+ *    with 1 + r formed exactly; 2^n applied as two factors so that
+ *    subnormal results round once.
+ *  - expm1: the same reduction; (2^n - 1) + 2^n expm1(r), all terms but
+ *    one small one exact, the result kept as a double-double for tanh.
+ *  - log, log2, log1p: x = 2^k m, m in [sqrt(1/2), sqrt 2), f = m - 1,
+ *    log(m) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f), R the
+ *    atanh series; hi/lo kept so that k ln2 (or k, for log2) is added
+ *    last.  log1p adds the rounding error of 1 + x as (x - (u - 1)) / u.
+ *  - sin, cos, tan: x = n pi/2 + r with pi/2 in three parts (33 + 33 + 53
+ *    bits), r a double-double; sin and cos of r by Taylor series, tan as
+ *    a double-double quotient.  Arguments above 1e5, and the rare ones
+ *    whose reduced |r| is below 2^-40 (so close to a multiple of pi/2
+ *    that the 119-bit pi/2 could lose digits) are recomputed afterwards
+ *    by libm in a scalar pass, which is correctly reducing.
+ *  - tanh: expm1(2|x|) / (expm1(2|x|) + 2) with a double-double quotient.
+ *  - sigmoid: e = exp(-|x|), 1/(1 + e) or e/(1 + e) with a corrected
+ *    quotient (no overflow, subnormal results where they belong).
+ *  - erf: Taylor series below 0.75; above, 1 - t exp(-x^2 + h(t)) with
+ *    t = 2/(2 + x) and h a degree-19 polynomial fitted (Chebyshev,
+ *    mpmath, error 2e-19) on x in [0.75, 6]; erf(x) = +-1 beyond 6.
+ *  - pow: exp(y log|x|) with log|x| as a double-double and y log|x| by an
+ *    exact product, then the sign and the Annex F special cases.
+ *  - atan2: atan of min/max in [0, 1], reduced by pi/4 above tan(pi/8),
+ *    Taylor to degree 41, then the quadrant.
+ * The FMA builds use fused multiply-adds in the reductions and two-products
+ * (one rounding); the baseline build splits (Veltkamp) instead, so the two
+ * paths may differ in the last bit but both keep the bounds (tested by
+ * tests/test_vecmath.py on the selected and the forced baseline path). */
+
+/* File-static names would collide across the three translation units only
+ * at link time, which they do not (static), so no suffix is needed except
+ * on the exported table. */
+#define VM_CAT2(a, b) a##b
+#define VM_CAT(a, b) VM_CAT2(a, b)
+#define VM_TABLE VM_CAT(tl_vm_table_, VM_ISA)
+
+#define VM_INLINE static inline __attribute__((always_inline))
+#if defined(__clang__)
+#define VM_IVDEP _Pragma("clang loop vectorize(enable)")
+#else
+#define VM_IVDEP _Pragma("GCC ivdep")
+#endif
+
+#if VM_HAVE_FMA
+#define VM_FMA(a, b, c) __builtin_fma((a), (b), (c))
+#else
+#define VM_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
+VM_INLINE uint64_t asu64(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+VM_INLINE double asf64(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* 1.5 * 2^52: adding and subtracting it rounds |x| < 2^51 to an integer
+ * (ties to even), and the sum's low mantissa bits hold that integer. */
+#define VM_MAGIC 6755399441055744.0
+#define VM_MAGIC_BITS UINT64_C(0x4338000000000000)
+
+VM_INLINE double round_int(double x)
+{
+    return (x + VM_MAGIC) - VM_MAGIC;
+}
+
+/* 2^n for an integral double n in [-1022, 1023]. */
+VM_INLINE double pow2i(double n)
+{
+    return asf64((asu64(n + VM_MAGIC) - VM_MAGIC_BITS + 1023) << 52);
+}
+
+/* trunc(x) without SSE4.1's roundpd (so that the baseline build
+ * vectorises too). */
+VM_INLINE double vm_trunc(double x)
+{
+    double ax = fabs(x);
+    double f = round_int(ax);
+    f = f > ax ? f - 1.0 : f;
+    f = ax >= 0x1p52 ? ax : f; /* already integral (or inf/NaN) */
+    return __builtin_copysign(f, x);
+}
+
+/* s + e == a + b exactly (Knuth's two-sum, any magnitudes). */
+VM_INLINE double two_sum(double a, double b, double *e)
+{
+    double s = a + b;
+    double bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+/* s + e == a + b exactly, given |a| >= |b| (or a == 0). */
+VM_INLINE double fast_two_sum(double a, double b, double *e)
+{
+    double s = a + b;
+    *e = (a - s) + b;
+    return s;
+}
+
+/* p + e == a * b exactly (no overflow/underflow assumed). */
+VM_INLINE double two_prod(double a, double b, double *e)
+{
+    double p = a * b;
+#if VM_HAVE_FMA
+    *e = __builtin_fma(a, b, -p);
+#else
+    const double split = 134217729.0; /* 2^27 + 1 */
+    double ca = split * a, cb = split * b;
+    double ah = ca - (ca - a), bh = cb - (cb - b);
+    double al = a - ah, bl = b - bh;
+    *e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+#endif
+    return p;
+}
+
+/* ln 2 in two parts; LN2HI has 21 trailing zero bits, so n * LN2HI is
+ * exact for |n| < 2^21. */
+#define VM_LN2HI 0x1.62e42fee00000p-1
+#define VM_LN2LO 0x1.a39ef35793c76p-33
+#define VM_LOG2E 0x1.71547652b82fep+0
+#define VM_IVLN2HI 0x1.71547652b82fep+0
+#define VM_IVLN2LO 0x1.777d0ffda0d24p-56
+
+/* exp(x + xl), |xl| tiny beside x (0 for plain exp). */
+VM_INLINE double k_exp_dd(double x, double xl)
+{
+    double xc = x > 709.8 ? 709.8 : x;
+    xc = xc < -746.0 ? -746.0 : xc;
+    xl = x > 709.8 ? 0.0 : xl;
+    xl = x < -746.0 ? 0.0 : xl;
+    double n = round_int(xc * VM_LOG2E);
+    double r = xc - n * VM_LN2HI;          /* exact */
+    double rl = xl - n * VM_LN2LO;
+    double rr = r + rl;
+    /* exp(rr) - 1 - rr = rr^2 (1/2 + rr/6 + ... + rr^11/13!) */
+    double p = 1.0 / 6227020800.0;
+    p = VM_FMA(p, rr, 1.0 / 479001600.0);
+    p = VM_FMA(p, rr, 1.0 / 39916800.0);
+    p = VM_FMA(p, rr, 1.0 / 3628800.0);
+    p = VM_FMA(p, rr, 1.0 / 362880.0);
+    p = VM_FMA(p, rr, 1.0 / 40320.0);
+    p = VM_FMA(p, rr, 1.0 / 5040.0);
+    p = VM_FMA(p, rr, 1.0 / 720.0);
+    p = VM_FMA(p, rr, 1.0 / 120.0);
+    p = VM_FMA(p, rr, 1.0 / 24.0);
+    p = VM_FMA(p, rr, 1.0 / 6.0);
+    p = VM_FMA(p, rr, 0.5);
+    double q = rr * rr * p;
+    double e1;
+    double s1 = fast_two_sum(1.0, r, &e1);
+    double res = s1 + (e1 + (rl + q));
+    double n1 = round_int(n * 0.5);
+    double n2 = n - n1;
+    res = (res * pow2i(n1)) * pow2i(n2);
+    return x != x ? x + x : res;
+}
+
+VM_INLINE double k_exp(double x)
+{
+    return k_exp_dd(x, 0.0);
+}
+
+/* expm1(x) as hi + *lo. */
+VM_INLINE double k_expm1_dd(double x, double *lo)
+{
+    double xc = x > 709.8 ? 709.8 : x;
+    xc = xc < -40.0 ? -40.0 : xc;
+    double n = round_int(xc * VM_LOG2E);
+    double r = xc - n * VM_LN2HI;          /* exact */
+    double rle;
+    double rh = two_sum(r, -n * VM_LN2LO, &rle);
+    double p = 1.0 / 6227020800.0;
+    p = VM_FMA(p, rh, 1.0 / 479001600.0);
+    p = VM_FMA(p, rh, 1.0 / 39916800.0);
+    p = VM_FMA(p, rh, 1.0 / 3628800.0);
+    p = VM_FMA(p, rh, 1.0 / 362880.0);
+    p = VM_FMA(p, rh, 1.0 / 40320.0);
+    p = VM_FMA(p, rh, 1.0 / 5040.0);
+    p = VM_FMA(p, rh, 1.0 / 720.0);
+    p = VM_FMA(p, rh, 1.0 / 120.0);
+    p = VM_FMA(p, rh, 1.0 / 24.0);
+    p = VM_FMA(p, rh, 1.0 / 6.0);
+    p = VM_FMA(p, rh, 0.5);
+    double q = rh * rh * p;
+    /* expm1(rh + rle) = rh + (rle + q + rle * rh) to well below an ulp. */
+    double tail = rle + (q + rle * rh);
+    /* Above n = 60 the "- 1" is far below an ulp: scale by 2^(n-1) and
+     * double at the end, so that n = 1024 does not overflow 2^n. */
+    double nn = n > 60.0 ? n - 1.0 : n;
+    double s = pow2i(nn);
+    double c = n > 60.0 ? s : s - 1.0;
+    double cl = n > 60.0 ? 0.0 : (s - c) - 1.0; /* exact: -1 for n 54..60 */
+    double a = s * rh;                     /* exact */
+    double l1;
+    double h = two_sum(c, a, &l1);
+    double l = l1 + (cl + s * tail);
+    double res = h + l;
+    double el = (h - res) + l;
+    double m = n > 60.0 ? 2.0 : 1.0;
+    res *= m;
+    el *= m;
+    /* Special values: NaN, +-0 keep their bits; +inf/-inf come out of the
+     * clamps as inf and -1 already. */
+    el = x == 0.0 ? 0.0 : el;
+    *lo = x != x ? 0.0 : el;
+    res = x == 0.0 ? x : res;
+    return x != x ? x + x : res;
+}
+
+VM_INLINE double k_expm1(double x)
+{
+    double lo;
+    double h = k_expm1_dd(x, &lo);
+    return x == 0.0 ? x : h;
+}
+
+/* log of a positive finite (normal or subnormal) x as k ln 2 + hi + lo.
+ * Writes k; returns hi.  Other inputs give unspecified values (the callers
+ * select their special results). */
+VM_INLINE double k_log_core(double x, double *lo, double *kout)
+{
+    double xs = x < 0x1p-1022 ? x * 0x1p54 : x;
+    double kadj = x < 0x1p-1022 ? -54.0 : 0.0;
+    uint64_t u = asu64(xs) +
+                 (UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd));
+    double ke = asf64((u >> 52) | UINT64_C(0x4330000000000000)) - 0x1p52;
+    *kout = ke - 1023.0 + kadj;
+    double m = asf64((u & UINT64_C(0x000fffffffffffff)) +
+                     UINT64_C(0x3fe6a09e667f3bcd));
+    double f = m - 1.0; /* exact */
+    double ffe;
+    double ff = two_prod(f, f, &ffe);
+    double hfsq = 0.5 * ff, hfsqe = 0.5 * ffe;
+    double d = 2.0 + f;
+    double de = (2.0 - d) + f;
+    double s = f / d;
+    double rem;
+    double sp = two_prod(s, d, &rem);
+    double sl = (((f - sp) - rem) - s * de) / d;
+    double z = s * s;
+    /* R(z) = sum_{j>=1} 2 z^j / (2j + 1), to z^10 */
+    double R = 2.0 / 21.0;
+    R = VM_FMA(R, z, 2.0 / 19.0);
+    R = VM_FMA(R, z, 2.0 / 17.0);
+    R = VM_FMA(R, z, 2.0 / 15.0);
+    R = VM_FMA(R, z, 2.0 / 13.0);
+    R = VM_FMA(R, z, 2.0 / 11.0);
+    R = VM_FMA(R, z, 2.0 / 9.0);
+    R = VM_FMA(R, z, 2.0 / 7.0);
+    R = VM_FMA(R, z, 2.0 / 5.0);
+    R = VM_FMA(R, z, 2.0 / 3.0);
+    R = R * z;
+    double T = hfsq + R;
+    double te;
+    double st = two_prod(s, T, &te);
+    double tail = te + (s * hfsqe + sl * T);
+    /* log(m) = f - hfsq + st + tail */
+    double l1;
+    double hi = fast_two_sum(f, -hfsq, &l1);
+    double l2;
+    double hi2 = two_sum(hi, st, &l2);
+    *lo = (l1 - hfsqe) + l2 + tail;
+    return hi2;
+}
+
+VM_INLINE double k_log(double x)
+{
+    double lo, k;
+    double hi = k_log_core(x, &lo, &k);
+    double e;
+    double s = fast_two_sum(k * VM_LN2HI, hi, &e);
+    double res = s + (e + (lo + k * VM_LN2LO));
+    res = k == 0.0 ? hi + lo : res;
+    res = x == 1.0 ? 0.0 : res;
+    res = x == 0.0 ? -INFINITY : res;
+    res = x < 0.0 ? NAN : res;
+    res = x == INFINITY ? x : res;
+    return x != x ? x + x : res;
+}
+
+VM_INLINE double k_log2(double x)
+{
+    double lo, k;
+    double hi = k_log_core(x, &lo, &k);
+    double pe;
+    double ph = two_prod(hi, VM_IVLN2HI, &pe);
+    double pl = pe + (lo * VM_IVLN2HI + hi * VM_IVLN2LO);
+    double se;
+    double sh = two_sum(k, ph, &se);
+    double res = sh + (se + pl);
+    res = x == 0.0 ? -INFINITY : res;
+    res = x < 0.0 ? NAN : res;
+    res = x == INFINITY ? x : res;
+    return x != x ? x + x : res;
+}
+
+VM_INLINE double k_log1p(double x)
+{
+    double u = 1.0 + x;
+    double c = (x - (u - 1.0)) / u;
+    c = x > 0x1p53 ? 0.0 : c;
+    double lo, k;
+    double hi = k_log_core(u, &lo, &k);
+    lo += c;
+    double e;
+    double s = fast_two_sum(k * VM_LN2HI, hi, &e);
+    double res = s + (e + (lo + k * VM_LN2LO));
+    res = k == 0.0 ? hi + lo : res;
+    res = x == -1.0 ? -INFINITY : res;
+    res = x < -1.0 ? NAN : res;
+    res = x == INFINITY ? x : res;
+    res = x == 0.0 ? x : res;
+    return x != x ? x + x : res;
+}
+
+/* pi/2 in three parts: the first two with 33 significant bits (so that
+ * n * part is exact for |n| < 2^20), the third rounded to 53 bits. */
+#define VM_PIO2_1 0x1.921fb54400000p+0
+#define VM_PIO2_2 0x1.0b4611a600000p-34
+#define VM_PIO2_3 0x1.3198a2e037073p-69
+#define VM_TRIG_MAX 1e5
+
+/* sin and cos of x - n pi/2 as double-doubles; *bad set where libm must
+ * redo the element.  Returns the quadrant n mod 4. */
+VM_INLINE double k_trig(double x, double *sh, double *sl, double *ch,
+                     double *cl, double *bad)
+{
+    double ax = fabs(x);
+    double xc = ax > VM_TRIG_MAX ? 0.0 : x; /* inf, NaN, huge: redone */
+    double n = round_int(xc * 0x1.45f306dc9c883p-1); /* 2/pi */
+    double r = xc - n * VM_PIO2_1;          /* exact */
+    double w = n * VM_PIO2_2;               /* exact */
+    double rle;
+    double rh = two_sum(r, -w, &rle);
+    rle -= n * VM_PIO2_3;
+    double rl;
+    rh = two_sum(rh, rle, &rl);
+    /* Below 2^-40 marks the element for libm (VM_TRIG): |reduced
+     * argument| where the reduction could have lost digits (n nonzero),
+     * 0 for finite arguments above VM_TRIG_MAX, 1 otherwise. */
+    double bd = n == 0.0 ? 1.0 : fabs(rh);
+    bd = ax > VM_TRIG_MAX ? 0.0 : bd;
+    *bad = ax == INFINITY ? 1.0 : bd;
+    double z = rh * rh;
+    double ze = VM_FMA(rh, rh, -z);
+#if !VM_HAVE_FMA
+    two_prod(rh, rh, &ze);
+#endif
+    /* sin(r) = r + r z S(z), S = sum_{k=1..8} (-1)^k z^(k-1) / (2k+1)! */
+    double S = 1.0 / 355687428096000.0;
+    S = VM_FMA(S, z, -1.0 / 1307674368000.0);
+    S = VM_FMA(S, z, 1.0 / 6227020800.0);
+    S = VM_FMA(S, z, -1.0 / 39916800.0);
+    S = VM_FMA(S, z, 1.0 / 362880.0);
+    S = VM_FMA(S, z, -1.0 / 5040.0);
+    S = VM_FMA(S, z, 1.0 / 120.0);
+    S = VM_FMA(S, z, -1.0 / 6.0);
+    double stail = rh * z * S + (rl - rl * z * 0.5);
+    *sh = fast_two_sum(rh, stail, sl);
+    /* cos(r) = 1 - z/2 + z^2 C(z), C = sum_{k=2..9} (-1)^k z^(k-2)/(2k)! */
+    double C = -1.0 / 6402373705728000.0;
+    C = VM_FMA(C, z, 1.0 / 20922789888000.0);
+    C = VM_FMA(C, z, -1.0 / 87178291200.0);
+    C = VM_FMA(C, z, 1.0 / 479001600.0);
+    C = VM_FMA(C, z, -1.0 / 3628800.0);
+    C = VM_FMA(C, z, 1.0 / 40320.0);
+    C = VM_FMA(C, z, -1.0 / 720.0);
+    C = VM_FMA(C, z, 1.0 / 24.0);
+    double hz = 0.5 * z;
+    double wv = 1.0 - hz;
+    double ctail = ((1.0 - wv) - hz) + (z * z * C - (rh * rl + 0.5 * ze));
+    *ch = fast_two_sum(wv, ctail, cl);
+    /* n mod 4 in double: SSE2 has no 64-bit integer compare */
+    double n4 = round_int(n * 0.25);
+    n4 = n4 * 4.0 > n ? n4 - 1.0 : n4;
+    return n - 4.0 * n4;
+}
+
+VM_INLINE double k_sin(double x, double *bad)
+{
+    double sh, sl, ch, cl;
+    double q = k_trig(x, &sh, &sl, &ch, &cl, bad);
+    double v = q == 1.0 ? ch : sh;
+    v = q == 3.0 ? ch : v;
+    v = q >= 2.0 ? -v : v;
+    v = x == 0.0 ? x : v;
+    return (x - x != 0.0) ? x - x : v; /* inf, NaN: NaN */
+}
+
+VM_INLINE double k_cos(double x, double *bad)
+{
+    double sh, sl, ch, cl;
+    double q = k_trig(x, &sh, &sl, &ch, &cl, bad);
+    double v = q == 1.0 ? sh : ch;
+    v = q == 3.0 ? sh : v;
+    v = q == 1.0 ? -v : v;
+    v = q == 2.0 ? -v : v;
+    return (x - x != 0.0) ? x - x : v;
+}
+
+VM_INLINE double k_tan(double x, double *bad)
+{
+    double sh, sl, ch, cl;
+    double q = k_trig(x, &sh, &sl, &ch, &cl, bad);
+    double oddq = q == 3.0 ? 1.0 : q; /* 1 for odd quadrants */
+#define ODD (oddq == 1.0)
+    double nh = ODD ? ch : sh, nl = ODD ? cl : sl;
+    double dh = ODD ? sh : ch, dl = ODD ? sl : cl;
+    double t = nh / dh;
+    double pe;
+    double p = two_prod(t, dh, &pe);
+    double rem = (((nh - p) - pe) + nl) - t * dl;
+    double v = t + rem / dh;
+    v = ODD ? -v : v;
+#undef ODD
+    v = x == 0.0 ? x : v;
+    return (x - x != 0.0) ? x - x : v;
+}
+
+VM_INLINE double k_tanh(double x)
+{
+    double ax = fabs(x);
+    double t = ax > 22.0 ? 22.0 : ax;
+    double el;
+    double eh = k_expm1_dd(2.0 * t, &el);
+    double dl0;
+    double dh = fast_two_sum(2.0, eh, &dl0);
+    double dl = dl0 + el;
+    double q = eh / dh;
+    double pe;
+    double p = two_prod(q, dh, &pe);
+    double rem = (((eh - p) - pe) + el) - q * dl;
+    double v = q + rem / dh;
+    v = ax > 22.0 ? 1.0 : v;
+    v = __builtin_copysign(v, x);
+    v = x == 0.0 ? x : v;
+    return x != x ? x + x : v;
+}
+
+VM_INLINE double k_sigmoid(double x)
+{
+    double e = k_exp(-fabs(x));
+    double dl;
+    double dh = fast_two_sum(1.0, e, &dl);
+    double num = x >= 0.0 ? 1.0 : e;
+    double q = num / dh;
+    double pe;
+    double p = two_prod(q, dh, &pe);
+    double rem = ((num - p) - pe) - q * dl;
+    double v = q + rem / dh;
+    return x != x ? x + x : v;
+}
+
+/* erfc(x) = t exp(-x^2 + h(u)), t = 2 / (2 + x), u = (t - MID) * IHALF,
+ * for x in [0.75, 6]; h's coefficients highest degree first. */
+static const double erfc_h[20] = {
+    0x1.a0f1f4daac43bp-41,  -0x1.9a865fc4da6d4p-39, -0x1.0457a90fcbea7p-37,
+    0x1.304c433c44abbp-34,  -0x1.ae3a4716e36bdp-35, -0x1.038535c4cdcb9p-30,
+    0x1.7a8d3078d1bdcp-29,  0x1.22e79bd006982p-27,  -0x1.e3ae424521e54p-25,
+    -0x1.f80ca894350c1p-26, 0x1.dbe93628d6d71p-21,  -0x1.9d3869491b405p-21,
+    -0x1.b499cc48b3bd5p-17, 0x1.a63f171972b38p-16,  0x1.bc8dcf46a6358p-13,
+    -0x1.27769cd89d36ap-11, -0x1.4769308d7c428p-8,  0x1.79028fdf2f621p-7,
+    0x1.47a6eeb2a4181p-2,   -0x1.5fc5dc31d4e0bp-1,
+};
+#define VM_ERFC_MID 0x1.f45d1745d1746p-2
+#define VM_ERFC_IHALF 0x1.0c30c30c30c31p+2
+
+VM_INLINE double k_erf(double x)
+{
+    double ax = fabs(x);
+    /* Taylor: erf(x) = 2/sqrt(pi) x sum (-1)^k x^2k / (k! (2k + 1)) */
+    double z = x * x;
+    double P = -1.0 / (355687428096000.0 * 35.0);      /* k = 17 */
+    P = VM_FMA(P, z, 1.0 / (20922789888000.0 * 33.0)); /* k = 16 */
+    P = VM_FMA(P, z, -1.0 / (1307674368000.0 * 31.0));
+    P = VM_FMA(P, z, 1.0 / (87178291200.0 * 29.0));
+    P = VM_FMA(P, z, -1.0 / (6227020800.0 * 27.0));
+    P = VM_FMA(P, z, 1.0 / (479001600.0 * 25.0));
+    P = VM_FMA(P, z, -1.0 / (39916800.0 * 23.0));
+    P = VM_FMA(P, z, 1.0 / (3628800.0 * 21.0));
+    P = VM_FMA(P, z, -1.0 / (362880.0 * 19.0));
+    P = VM_FMA(P, z, 1.0 / (40320.0 * 17.0));
+    P = VM_FMA(P, z, -1.0 / (5040.0 * 15.0));
+    P = VM_FMA(P, z, 1.0 / (720.0 * 13.0));
+    P = VM_FMA(P, z, -1.0 / (120.0 * 11.0));
+    P = VM_FMA(P, z, 1.0 / (24.0 * 9.0));
+    P = VM_FMA(P, z, -1.0 / (6.0 * 7.0));
+    P = VM_FMA(P, z, 1.0 / (2.0 * 5.0));
+    P = VM_FMA(P, z, -1.0 / 3.0);
+    double small = VM_FMA(x * z, P * 0x1.20dd750429b6dp+0,
+                          x * 0x1.20dd750429b6dp+0);
+    double xa = ax > 6.0 ? 6.0 : ax;
+    xa = xa < 0.75 ? 0.75 : xa;
+    double t = 2.0 / (2.0 + xa);
+    double u = (t - VM_ERFC_MID) * VM_ERFC_IHALF;
+    double h = erfc_h[0];
+#define H(i) h = VM_FMA(h, u, erfc_h[i])
+    H(1); H(2); H(3); H(4); H(5); H(6); H(7); H(8); H(9); H(10);
+    H(11); H(12); H(13); H(14); H(15); H(16); H(17); H(18); H(19);
+#undef H
+    double xxe;
+    double xx = two_prod(xa, xa, &xxe);
+    double ee;
+    double eh = two_sum(h, -xx, &ee);
+    double erfc = t * k_exp_dd(eh, ee - xxe);
+    double big = __builtin_copysign(1.0 - erfc, x);
+    double v = ax < 0.75 ? small : big;
+    v = ax > 6.0 ? __builtin_copysign(1.0, x) : v;
+    return x != x ? x + x : v;
+}
+
+/* log of a positive finite x as hi + *lo to about 2^-64 relative (for
+ * pow, whose result's error is |y log x| times this): k_log_core with the
+ * two leading terms of R, the s^2 and hfsq terms and the product s T kept
+ * as double-doubles. */
+VM_INLINE double k_log_dd(double x, double *lo)
+{
+    double xs = x < 0x1p-1022 ? x * 0x1p54 : x;
+    double kadj = x < 0x1p-1022 ? -54.0 : 0.0;
+    uint64_t u = asu64(xs) +
+                 (UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd));
+    double k = asf64((u >> 52) | UINT64_C(0x4330000000000000)) - 0x1p52;
+    k = k - 1023.0 + kadj;
+    double m = asf64((u & UINT64_C(0x000fffffffffffff)) +
+                     UINT64_C(0x3fe6a09e667f3bcd));
+    double f = m - 1.0; /* exact */
+    double ffe;
+    double ff = two_prod(f, f, &ffe);
+    double hfsq = 0.5 * ff, hfsqe = 0.5 * ffe;
+    double d = 2.0 + f;
+    double de = (2.0 - d) + f;
+    double sh = f / d;
+    double rem;
+    double sp = two_prod(sh, d, &rem);
+    double sl = (((f - sp) - rem) - sh * de) / d;
+    double ze;
+    double zh = two_prod(sh, sh, &ze);
+    double zl = ze + 2.0 * sh * sl;
+    /* R = (2/3) z + z^2 P2(z), P2 = sum_{j>=2} 2 z^(j-2) / (2j + 1) */
+    double P2 = 2.0 / 23.0;
+    P2 = VM_FMA(P2, zh, 2.0 / 21.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 19.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 17.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 15.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 13.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 11.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 9.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 7.0);
+    P2 = VM_FMA(P2, zh, 2.0 / 5.0);
+    double R2 = zh * zh * P2;
+    const double c23h = 0x1.5555555555555p-1, c23l = 0x1.5555555555555p-55;
+    double ae;
+    double ah = two_prod(c23h, zh, &ae);
+    ae += c23h * zl + c23l * zh;
+    double tl0;
+    double th = two_sum(hfsq, ah, &tl0);
+    double tl = tl0 + (hfsqe + ae + R2);
+    double ste;
+    double sth = two_prod(sh, th, &ste);
+    double stl = ste + (sh * tl + sl * th);
+    /* log(m) = f - hfsq + st */
+    double l1;
+    double h1 = fast_two_sum(f, -hfsq, &l1);
+    l1 -= hfsqe;
+    double l2;
+    double h2 = two_sum(h1, sth, &l2);
+    double lo2 = l1 + l2 + stl;
+    /* + k ln 2 */
+    double l3;
+    double h3 = two_sum(k * VM_LN2HI, h2, &l3);
+    /* renormalise: stl may hold R2's share, beyond h's last bit */
+    return two_sum(h3, l3 + (lo2 + k * VM_LN2LO), lo);
+}
+
+VM_INLINE double k_pow(double x, double y)
+{
+    double ax = fabs(x);
+    double ll;
+    double lh = k_log_dd(ax, &ll);
+    double pe;
+    double ph = two_prod(y, lh, &pe);
+    double pl = pe + y * ll;
+    /* y * log|x| beyond the exp range: keep the product's sign only */
+    pl = fabs(ph) > 800.0 ? 0.0 : pl;
+    ph = fabs(ph) > 800.0 ? __builtin_copysign(800.0, ph) : ph;
+    double v = k_exp_dd(ph, pl);
+    double yt = vm_trunc(y);
+    double yh = y * 0.5;
+    double yht = vm_trunc(yh);
+
+    v = ax == 0.0 ? (y < 0.0 ? INFINITY : 0.0) : v;
+    v = ax == INFINITY ? (y < 0.0 ? 0.0 : INFINITY) : v;
+    v = ax == 1.0 ? (y - y != 0.0 ? 1.0 : v) : v; /* (+-1) ** +-inf */
+    v = y != y ? y + y : v;
+    v = x != x ? x + x : v;
+    double sx = __builtin_copysign(1.0, x);
+    v = sx < 0.0 ? (y == yt ? (yht != yh ? -v : v) : v) : v;
+    v = x < 0.0 ? (ax != INFINITY ? (y != yt ? (y == y ? NAN : v) : v) : v)
+                : v;
+
+    v = x == 1.0 ? 1.0 : v;
+    v = y == 0.0 ? 1.0 : v;
+    return v;
+}
+
+#define VM_PI_HI 0x1.921fb54442d18p+1
+#define VM_PI_LO 0x1.1a62633145c07p-53
+#define VM_PIO2_HI 0x1.921fb54442d18p+0
+#define VM_PIO2_LO 0x1.1a62633145c07p-54
+#define VM_PIO4_HI 0x1.921fb54442d18p-1
+#define VM_PIO4_LO 0x1.1a62633145c07p-55
+
+/* atan2(y, x) as C: the angle of (x, y). */
+VM_INLINE double k_atan2(double y, double x)
+{
+    double ax = fabs(x), ay = fabs(y);
+    double mx = ax > ay ? ax : ay;
+    double mn = ax > ay ? ay : ax;
+    double a = mn / mx;
+    a = mx == INFINITY ? (mn == INFINITY ? 1.0 : 0.0) : a;
+    a = mx == 0.0 ? 0.0 : a;
+#define RED (a > 0x1.a827999fcef32p-2) /* tan(pi/8) */
+    double tr = (a - 1.0) / (a + 1.0);
+    double t = RED ? tr : a;
+    double z = t * t;
+    /* atan(t) = t + t z P(z), P = sum_{k=1..20} (-1)^k z^(k-1) / (2k+1) */
+    double P = 1.0 / 41.0;
+    P = VM_FMA(P, z, -1.0 / 39.0);
+    P = VM_FMA(P, z, 1.0 / 37.0);
+    P = VM_FMA(P, z, -1.0 / 35.0);
+    P = VM_FMA(P, z, 1.0 / 33.0);
+    P = VM_FMA(P, z, -1.0 / 31.0);
+    P = VM_FMA(P, z, 1.0 / 29.0);
+    P = VM_FMA(P, z, -1.0 / 27.0);
+    P = VM_FMA(P, z, 1.0 / 25.0);
+    P = VM_FMA(P, z, -1.0 / 23.0);
+    P = VM_FMA(P, z, 1.0 / 21.0);
+    P = VM_FMA(P, z, -1.0 / 19.0);
+    P = VM_FMA(P, z, 1.0 / 17.0);
+    P = VM_FMA(P, z, -1.0 / 15.0);
+    P = VM_FMA(P, z, 1.0 / 13.0);
+    P = VM_FMA(P, z, -1.0 / 11.0);
+    P = VM_FMA(P, z, 1.0 / 9.0);
+    P = VM_FMA(P, z, -1.0 / 7.0);
+    P = VM_FMA(P, z, 1.0 / 5.0);
+    P = VM_FMA(P, z, -1.0 / 3.0);
+    double tail = t * z * P;
+    /* angle = base + t + tail, as hi + lo */
+    double bh = RED ? VM_PIO4_HI : 0.0, bl = RED ? VM_PIO4_LO : 0.0;
+#undef RED
+    double e1;
+    double h = two_sum(bh, t, &e1);
+    double l = e1 + tail + bl;
+    /* |y| > |x|: pi/2 - angle */
+    double sh2 = two_sum(VM_PIO2_HI, -h, &e1);
+    double sl2 = e1 + (VM_PIO2_LO - l);
+    h = ay > ax ? sh2 : h;
+    l = ay > ax ? sl2 : l;
+    /* x < 0 (or -0): pi - angle */
+    double nh = two_sum(VM_PI_HI, -h, &e1);
+    double nl = e1 + (VM_PI_LO - l);
+    double sx = __builtin_copysign(1.0, x);
+    h = sx < 0.0 ? nh : h;
+    l = sx < 0.0 ? nl : l;
+    double v = __builtin_copysign(h + l, y);
+    v = y != y ? y + y : v;
+    return x != x ? x + x : v;
+}
+
+/* ---- float32 kernels ------------------------------------------------
+ * Note [float32 through double]: a float32 result only needs its double
+ * value within about 2^-30 relative before the one rounding to float (the
+ * rounding then stays within 1 ulp of the correctly rounded float; in
+ * practice it is the correctly rounded float almost always).  So the
+ * float32 loops run the same reductions in double with shorter Taylor
+ * polynomials (truncation below 2^-34) and no double-double corrections:
+ * about half the work of the float64 kernels.  Overflow and underflow come
+ * out of the final conversion to float (float's range is well inside
+ * double's), so the clamps only keep the double arithmetic finite. */
+
+VM_INLINE double k32_exp(double x)
+{
+    double xc = x > 120.0 ? 120.0 : x;
+    xc = xc < -120.0 ? -120.0 : xc;
+    double n = round_int(xc * VM_LOG2E);
+    double r = (xc - n * VM_LN2HI) - n * VM_LN2LO;
+    /* exp(r), |r| <= ln2/2, Taylor to r^9 (error < 2^-36) */
+    double p = 1.0 / 362880.0;
+    p = VM_FMA(p, r, 1.0 / 40320.0);
+    p = VM_FMA(p, r, 1.0 / 5040.0);
+    p = VM_FMA(p, r, 1.0 / 720.0);
+    p = VM_FMA(p, r, 1.0 / 120.0);
+    p = VM_FMA(p, r, 1.0 / 24.0);
+    p = VM_FMA(p, r, 1.0 / 6.0);
+    p = VM_FMA(p, r, 0.5);
+    p = VM_FMA(p, r, 1.0);
+    p = VM_FMA(p, r, 1.0);
+    double v = p * pow2i(n);
+    return x != x ? x + x : v;
+}
+
+/* expm1 for the float32 loops: 2^n expm1(r) + (2^n - 1), exact terms. */
+VM_INLINE double k32_expm1(double x)
+{
+    double xc = x > 120.0 ? 120.0 : x;
+    xc = xc < -40.0 ? -40.0 : xc;
+    double n = round_int(xc * VM_LOG2E);
+    double r = (xc - n * VM_LN2HI) - n * VM_LN2LO;
+    double p = 1.0 / 3628800.0;
+    p = VM_FMA(p, r, 1.0 / 362880.0);
+    p = VM_FMA(p, r, 1.0 / 40320.0);
+    p = VM_FMA(p, r, 1.0 / 5040.0);
+    p = VM_FMA(p, r, 1.0 / 720.0);
+    p = VM_FMA(p, r, 1.0 / 120.0);
+    p = VM_FMA(p, r, 1.0 / 24.0);
+    p = VM_FMA(p, r, 1.0 / 6.0);
+    p = VM_FMA(p, r, 0.5);
+    double em = VM_FMA(r * r, p, r);
+    double s = pow2i(n);
+    double v = VM_FMA(s, em, s - 1.0);
+    v = x == 0.0 ? x : v;
+    return x != x ? x + x : v;
+}
+
+/* log(m) for m = 2^-k x in [sqrt(1/2), sqrt 2) as 2 atanh(f / (2 + f)),
+ * series to s^11 (error < 2^-38 relative); writes k.  x positive finite
+ * double from a float (never subnormal as a double). */
+VM_INLINE double k32_log_m(double x, double *kout)
+{
+    uint64_t u = asu64(x) +
+                 (UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd));
+    double ke = asf64((u >> 52) | UINT64_C(0x4330000000000000)) - 0x1p52;
+    *kout = ke - 1023.0;
+    double m = asf64((u & UINT64_C(0x000fffffffffffff)) +
+                     UINT64_C(0x3fe6a09e667f3bcd));
+    double f = m - 1.0;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    double P = 2.0 / 13.0;
+    P = VM_FMA(P, z, 2.0 / 11.0);
+    P = VM_FMA(P, z, 2.0 / 9.0);
+    P = VM_FMA(P, z, 2.0 / 7.0);
+    P = VM_FMA(P, z, 2.0 / 5.0);
+    P = VM_FMA(P, z, 2.0 / 3.0);
+    /* 2 atanh(s) = 2s + s z P = f - s f + s z P */
+    return VM_FMA(s, z * P, VM_FMA(-s, f, f));
+}
+
+VM_INLINE double k32_logspecial(double x, double v)
+{
+    v = x == 0.0 ? -INFINITY : v;
+    v = x < 0.0 ? NAN : v;
+    v = x == INFINITY ? x : v;
+    return x != x ? x + x : v;
+}
+
+VM_INLINE double k32_log(double x)
+{
+    double k;
+    double l = k32_log_m(x, &k);
+    return k32_logspecial(x, VM_FMA(k, 0x1.62e42fefa39efp-1, l));
+}
+
+VM_INLINE double k32_log2(double x)
+{
+    double k;
+    double l = k32_log_m(x, &k);
+    return k32_logspecial(x, VM_FMA(l, VM_IVLN2HI, k));
+}
+
+VM_INLINE double k32_log1p(double x)
+{
+    /* 1 + x is exact in double for a float x with |x| >= 2^-29 or so; for
+     * smaller x the series of log1p itself is used */
+    double u = 1.0 + x;
+    double c = (x - (u - 1.0)) / u;
+    double k;
+    double l = k32_log_m(u, &k);
+    double v = VM_FMA(k, 0x1.62e42fefa39efp-1, l) + c;
+    v = x == -1.0 ? -INFINITY : v;
+    v = x < -1.0 ? NAN : v;
+    v = x == INFINITY ? x : v;
+    v = x == 0.0 ? x : v;
+    return x != x ? x + x : v;
+}
+
+/* sin and cos of x - n pi/2 (pi/2 as a double-double: the reduced
+ * argument is good to 2^-100 absolute for |x| <= 1e5); returns n mod 4
+ * and the reduction's size in *bad as k_trig. */
+VM_INLINE double k32_trig(double x, double *sv, double *cv, double *bad)
+{
+    double ax = fabs(x);
+    double xc = ax > VM_TRIG_MAX ? 0.0 : x;
+    double n = round_int(xc * 0x1.45f306dc9c883p-1);
+    double r = (xc - n * VM_PIO2_1) - n * VM_PIO2_2;
+    r = r - n * VM_PIO2_3;
+    double bd = n == 0.0 ? 1.0 : fabs(r); /* as in k_trig */
+    bd = ax > VM_TRIG_MAX ? 0.0 : bd;
+    *bad = ax == INFINITY ? 1.0 : bd;
+    double z = r * r;
+    /* sin: Taylor to r^13; cos: to r^14 (error < 2^-40 on pi/4) */
+    double S = -1.0 / 6227020800.0;
+    S = VM_FMA(S, z, 1.0 / 39916800.0);
+    S = VM_FMA(S, z, -1.0 / 362880.0);
+    S = VM_FMA(S, z, 1.0 / 5040.0);
+    S = VM_FMA(S, z, -1.0 / 120.0);
+    S = VM_FMA(S, z, 1.0 / 6.0);
+    *sv = VM_FMA(-r * z, S, r);
+    double C = 1.0 / 87178291200.0;
+    C = VM_FMA(C, z, -1.0 / 479001600.0);
+    C = VM_FMA(C, z, 1.0 / 3628800.0);
+    C = VM_FMA(C, z, -1.0 / 40320.0);
+    C = VM_FMA(C, z, 1.0 / 720.0);
+    C = VM_FMA(C, z, -1.0 / 24.0);
+    C = VM_FMA(C, z, 0.5);
+    *cv = VM_FMA(-z, C, 1.0);
+    double n4 = round_int(n * 0.25);
+    n4 = n4 * 4.0 > n ? n4 - 1.0 : n4;
+    return n - 4.0 * n4;
+}
+
+VM_INLINE double k32_sin(double x, double *bad)
+{
+    double sv, cv;
+    double q = k32_trig(x, &sv, &cv, bad);
+    double v = q == 1.0 ? cv : sv;
+    v = q == 3.0 ? cv : v;
+    v = q >= 2.0 ? -v : v;
+    v = x == 0.0 ? x : v;
+    return (x - x != 0.0) ? x - x : v;
+}
+
+VM_INLINE double k32_cos(double x, double *bad)
+{
+    double sv, cv;
+    double q = k32_trig(x, &sv, &cv, bad);
+    double v = q == 1.0 ? sv : cv;
+    v = q == 3.0 ? sv : v;
+    v = q == 1.0 ? -v : v;
+    v = q == 2.0 ? -v : v;
+    return (x - x != 0.0) ? x - x : v;
+}
+
+VM_INLINE double k32_tan(double x, double *bad)
+{
+    double sv, cv;
+    double q = k32_trig(x, &sv, &cv, bad);
+    double oddq = q == 3.0 ? 1.0 : q;
+    double num = oddq == 1.0 ? -cv : sv;
+    double den = oddq == 1.0 ? sv : cv;
+    double v = num / den;
+    v = x == 0.0 ? x : v;
+    return (x - x != 0.0) ? x - x : v;
+}
+
+VM_INLINE double k32_tanh(double x)
+{
+    double ax = fabs(x);
+    double t = ax > 10.0 ? 10.0 : ax;
+    double e = k32_expm1(2.0 * t);
+    double v = __builtin_copysign(e / (e + 2.0), x);
+    v = x == 0.0 ? x : v;
+    return x != x ? x + x : v;
+}
+
+VM_INLINE double k32_sigmoid(double x)
+{
+    double e = k32_exp(-fabs(x));
+    double v = (x >= 0.0 ? 1.0 : e) / (1.0 + e);
+    return x != x ? x + x : v;
+}
+
+/* erfc(x) = t exp(-x^2 + h(u)) on x in [0.75, 4] (erf(x) rounds to 1 in
+ * float beyond 3.92), h of degree 10 (error 5e-12). */
+static const double erfc32_h[11] = {
+    -0x1.e5bbd4ab27302p-27, 0x1.0780efb0ad15cp-23, 0x1.e505aff8543bcp-24,
+    -0x1.cb230e743a639p-19, 0x1.7de647fbfd5d7p-19, 0x1.715ff4531fed4p-14,
+    -0x1.679a1e704545cp-13, -0x1.884dd5e733840p-9, 0x1.88c604100420cp-8,
+    0x1.11717f648b35bp-2,   -0x1.4300abddece39p-1,
+};
+
+VM_INLINE double k32_erf(double x)
+{
+    double ax = fabs(x);
+    double z = x * x;
+    double P = -1.0 / (3628800.0 * 21.0);             /* k = 10 */
+    P = VM_FMA(P, z, 1.0 / (362880.0 * 19.0));
+    P = VM_FMA(P, z, -1.0 / (40320.0 * 17.0));
+    P = VM_FMA(P, z, 1.0 / (5040.0 * 15.0));
+    P = VM_FMA(P, z, -1.0 / (720.0 * 13.0));
+    P = VM_FMA(P, z, 1.0 / (120.0 * 11.0));
+    P = VM_FMA(P, z, -1.0 / (24.0 * 9.0));
+    P = VM_FMA(P, z, 1.0 / (6.0 * 7.0));
+    P = VM_FMA(P, z, -1.0 / (2.0 * 5.0));
+    P = VM_FMA(P, z, 1.0 / 3.0);
+    double small = x * 0x1.20dd750429b6dp+0 * VM_FMA(-z, P, 1.0);
+    double xa = ax > 4.0 ? 4.0 : ax;
+    xa = xa < 0.75 ? 0.75 : xa;
+    double t = 2.0 / (2.0 + xa);
+    double u = (t - 0x1.0f83e0f83e0f8p-1) * 0x1.44ec4ec4ec4ecp+2;
+    double h = erfc32_h[0];
+#define H(i) h = VM_FMA(h, u, erfc32_h[i])
+    H(1); H(2); H(3); H(4); H(5); H(6); H(7); H(8); H(9); H(10);
+#undef H
+    double big = 1.0 - t * k32_exp(h - xa * xa);
+    big = __builtin_copysign(big, x);
+    double v = ax < 0.75 ? small : big;
+    v = ax > 4.0 ? __builtin_copysign(1.0, x) : v;
+    return x != x ? x + x : v;
+}
+
+/* pow for the float32 loops: exp(y log|x|) in double.  A float result
+ * needs y log|x| to about 2^-31 absolute; |y log x| is below 104 where
+ * the result is finite and nonzero, so log|x| to 2^-40 relative (series
+ * to s^17) and the double product suffice; the special cases are
+ * k_pow's. */
+VM_INLINE double k32_pow(double x, double y)
+{
+    double ax = fabs(x);
+    double xs = ax < 0x1p-1022 ? ax * 0x1p54 : ax;
+    double kadj = ax < 0x1p-1022 ? -54.0 : 0.0;
+    uint64_t u = asu64(xs) +
+                 (UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd));
+    double k = asf64((u >> 52) | UINT64_C(0x4330000000000000)) - 0x1p52;
+    k = k - 1023.0 + kadj;
+    double m = asf64((u & UINT64_C(0x000fffffffffffff)) +
+                     UINT64_C(0x3fe6a09e667f3bcd));
+    double f = m - 1.0;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    double P = 2.0 / 19.0;
+    P = VM_FMA(P, z, 2.0 / 17.0);
+    P = VM_FMA(P, z, 2.0 / 15.0);
+    P = VM_FMA(P, z, 2.0 / 13.0);
+    P = VM_FMA(P, z, 2.0 / 11.0);
+    P = VM_FMA(P, z, 2.0 / 9.0);
+    P = VM_FMA(P, z, 2.0 / 7.0);
+    P = VM_FMA(P, z, 2.0 / 5.0);
+    P = VM_FMA(P, z, 2.0 / 3.0);
+    double l = VM_FMA(s, z * P, VM_FMA(-s, f, f));
+    double lg = VM_FMA(k, 0x1.62e42fefa39efp-1, l);
+    double t = y * lg;
+    t = t > 200.0 ? 200.0 : t;
+    t = t < -200.0 ? -200.0 : t;
+    double v = k32_exp(t);
+    double yt = vm_trunc(y);
+    double yh = y * 0.5;
+    double yht = vm_trunc(yh);
+    v = ax == 0.0 ? (y < 0.0 ? INFINITY : 0.0) : v;
+    v = ax == INFINITY ? (y < 0.0 ? 0.0 : INFINITY) : v;
+    v = ax == 1.0 ? (y - y != 0.0 ? 1.0 : v) : v;
+    v = y != y ? y + y : v;
+    v = x != x ? x + x : v;
+    double sx = __builtin_copysign(1.0, x);
+    v = sx < 0.0 ? (y == yt ? (yht != yh ? -v : v) : v) : v;
+    v = x < 0.0 ? (ax != INFINITY ? (y != yt ? (y == y ? NAN : v) : v) : v)
+                : v;
+    v = x == 1.0 ? 1.0 : v;
+    v = y == 0.0 ? 1.0 : v;
+    return v;
+}
+
+/* atan2 for the float32 loops: as k_atan2 with Taylor to t^21 (error
+ * < 2^-31 on |t| <= tan(pi/8)) and no double-double angle. */
+VM_INLINE double k32_atan2(double y, double x)
+{
+    double ax = fabs(x), ay = fabs(y);
+    double mx = ax > ay ? ax : ay;
+    double mn = ax > ay ? ay : ax;
+    double a = mn / mx;
+    a = mx == INFINITY ? (mn == INFINITY ? 1.0 : 0.0) : a;
+    a = mx == 0.0 ? 0.0 : a;
+    double tr = (a - 1.0) / (a + 1.0);
+    double t = a > 0x1.a827999fcef32p-2 ? tr : a;
+    double base = a > 0x1.a827999fcef32p-2 ? VM_PIO4_HI : 0.0;
+    double z = t * t;
+    double P = -1.0 / 23.0;
+    P = VM_FMA(P, z, 1.0 / 21.0);
+    P = VM_FMA(P, z, -1.0 / 19.0);
+    P = VM_FMA(P, z, 1.0 / 17.0);
+    P = VM_FMA(P, z, -1.0 / 15.0);
+    P = VM_FMA(P, z, 1.0 / 13.0);
+    P = VM_FMA(P, z, -1.0 / 11.0);
+    P = VM_FMA(P, z, 1.0 / 9.0);
+    P = VM_FMA(P, z, -1.0 / 7.0);
+    P = VM_FMA(P, z, 1.0 / 5.0);
+    P = VM_FMA(P, z, -1.0 / 3.0);
+    double ang = base + VM_FMA(t * z, P, t);
+    ang = ay > ax ? VM_PIO2_HI - ang : ang;
+    double sx = __builtin_copysign(1.0, x);
+    ang = sx < 0.0 ? VM_PI_HI - ang : ang;
+    double v = __builtin_copysign(ang, y);
+    v = y != y ? y + y : v;
+    return x != x ? x + x : v;
+}
+
+#define VM_UNARY(name, kern, kern32)                                       \
+    static void name##_f64(const void *a_, void *o_, int64_t n)            \
+    {                                                                      \
+        const double *a = a_;                                              \
+        double *o = o_;                                                    \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
+        {                                                                  \
+            o[i] = kern(a[i]);                                             \
+        }                                                                  \
+    }                                                                      \
+    static void name##_f32(const void *a_, void *o_, int64_t n)            \
+    {                                                                      \
+        const float *a = a_;                                               \
+        float *o = o_;                                                     \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
+        {                                                                  \
+            o[i] = (float)kern32((double)a[i]);                            \
+        }                                                                  \
+    }
+
+VM_UNARY(loop_exp, k_exp, k32_exp)
+VM_UNARY(loop_expm1, k_expm1, k32_expm1)
+VM_UNARY(loop_log, k_log, k32_log)
+VM_UNARY(loop_log1p, k_log1p, k32_log1p)
+VM_UNARY(loop_log2, k_log2, k32_log2)
+VM_UNARY(loop_tanh, k_tanh, k32_tanh)
+VM_UNARY(loop_sigmoid, k_sigmoid, k32_sigmoid)
+VM_UNARY(loop_erf, k_erf, k32_erf)
+
+/* Trigonometric loops run in chunks through a stack buffer: the vector
+ * pass flags elements the fast reduction cannot take (huge, or unluckily
+ * close to a multiple of pi/2: never for |x| <= 1e5 except within 2^-40
+ * of one); a scalar pass recomputes exactly those with libm from the
+ * input, which is still intact because the chunk is written to out only
+ * afterwards (out may be the input). */
+#define VM_CHUNK 256
+
+/* The bits of 2^-40: a reduced argument below it (as |r| bits) marks an
+ * element for libm; see k_trig. */
+#define VM_TRIG_THRESHOLD_BITS UINT64_C(0x3d70000000000000)
+
+#define VM_TRIG(name, kern, libm, T)                                       \
+    static void name(const void *a_, void *o_, int64_t n)                  \
+    {                                                                      \
+        const T *a = a_;                                                   \
+        T *o = o_;                                                         \
+        for (int64_t base = 0; base < n; base += VM_CHUNK) {               \
+            int64_t m = n - base < VM_CHUNK ? n - base : VM_CHUNK;         \
+            const T *ab = a + base;                                        \
+            T tmp[VM_CHUNK];                                               \
+            /* top bit set iff some element's bad value is below 2^-40 */  \
+            uint64_t acc = 0;                                              \
+            VM_IVDEP for (int64_t i = 0; i < m; i++)           \
+            {                                                              \
+                double bad;                                                \
+                tmp[i] = (T)kern((double)ab[i], &bad);                     \
+                acc |= asu64(bad) - VM_TRIG_THRESHOLD_BITS;                \
+            }                                                              \
+            if (acc >> 63) {                                               \
+                for (int64_t i = 0; i < m; i++) {                          \
+                    double bad;                                            \
+                    (void)kern((double)ab[i], &bad);                       \
+                    if (bad < 0x1p-40) {                                   \
+                        tmp[i] = (T)libm((double)ab[i]);                   \
+                    }                                                      \
+                }                                                          \
+            }                                                              \
+            memcpy(o + base, tmp, (size_t)m * sizeof(T));                  \
+        }                                                                  \
+    }
+
+VM_TRIG(loop_sin_f64, k_sin, sin, double)
+VM_TRIG(loop_sin_f32, k32_sin, sin, float)
+VM_TRIG(loop_cos_f64, k_cos, cos, double)
+VM_TRIG(loop_cos_f32, k32_cos, cos, float)
+VM_TRIG(loop_tan_f64, k_tan, tan, double)
+VM_TRIG(loop_tan_f32, k32_tan, tan, float)
+
+#define VM_BINARY(name, kern, kern32)                                      \
+    static void name##_f64(const void *a_, const void *b_, void *o_,       \
+                           int64_t n)                                      \
+    {                                                                      \
+        const double *a = a_, *b = b_;                                     \
+        double *o = o_;                                                    \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
+        {                                                                  \
+            o[i] = kern(a[i], b[i]);                                       \
+        }                                                                  \
+    }                                                                      \
+    static void name##_f32(const void *a_, const void *b_, void *o_,       \
+                           int64_t n)                                      \
+    {                                                                      \
+        const float *a = a_, *b = b_;                                      \
+        float *o = o_;                                                     \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
+        {                                                                  \
+            o[i] = (float)kern32((double)a[i], (double)b[i]);                \
+        }                                                                  \
+    }
+
+VM_BINARY(loop_pow, k_pow, k32_pow)
+VM_BINARY(loop_atan2, k_atan2, k32_atan2)
+
+static void loop_pow_scalar_f64(const void *a_, double y, void *o_,
+                                int64_t n)
+{
+    const double *a = a_;
+    double *o = o_;
+    VM_IVDEP for (int64_t i = 0; i < n; i++)
+    {
+        o[i] = k_pow(a[i], y);
+    }
+}
+
+static void loop_pow_scalar_f32(const void *a_, double y, void *o_,
+                                int64_t n)
+{
+    const float *a = a_;
+    float *o = o_;
+    VM_IVDEP for (int64_t i = 0; i < n; i++)
+    {
+        o[i] = (float)k32_pow((double)a[i], y);
+    }
+}
+
+const tl_vm_table VM_TABLE = {
+    .isa = VM_ISA_NAME,
+    .unary = {
+        [TL_VM_EXP] = {loop_exp_f32, loop_exp_f64},
+        [TL_VM_EXPM1] = {loop_expm1_f32, loop_expm1_f64},
+        [TL_VM_LOG] = {loop_log_f32, loop_log_f64},
+        [TL_VM_LOG1P] = {loop_log1p_f32, loop_log1p_f64},
+        [TL_VM_LOG2] = {loop_log2_f32, loop_log2_f64},
+        [TL_VM_SIN] = {loop_sin_f32, loop_sin_f64},
+        [TL_VM_COS] = {loop_cos_f32, loop_cos_f64},
+        [TL_VM_TAN] = {loop_tan_f32, loop_tan_f64},
+        [TL_VM_TANH] = {loop_tanh_f32, loop_tanh_f64},
+        [TL_VM_SIGMOID] = {loop_sigmoid_f32, loop_sigmoid_f64},
+        [TL_VM_ERF] = {loop_erf_f32, loop_erf_f64},
+    },
+    .binary = {
+        [TL_VM_POW - TL_VM_NUNARY] = {loop_pow_f32, loop_pow_f64},
+        [TL_VM_ATAN2 - TL_VM_NUNARY] = {loop_atan2_f32, loop_atan2_f64},
+    },
+    .pow_scalar = {loop_pow_scalar_f32, loop_pow_scalar_f64},
+};

@@ -1,0 +1,268 @@
+"""The vectorised transcendental loops of csrc/core/vecmath (issue 18),
+reached through the private tensorlib._C._vecmath_apply, on the build the
+CPU selected and on the forced baseline: ulp bounds against mpmath and
+NumPy's longdouble, special values as C99 Annex F / NumPy, every chunk
+size of the trigonometric fix-up, the instruction-set selection and its
+environment variable, refusals, and a flat-memory loop."""
+import gc
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tensorlib as tl
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
+                                "benchmarks"))
+import accuracy as acc  # noqa: E402
+
+C = tl._C
+UNARY = ["exp", "expm1", "log", "log1p", "log2", "sin", "cos", "tan",
+         "tanh", "sigmoid", "erf"]
+BOUNDED = {"exp", "expm1", "log", "log1p", "log2", "sin", "cos", "tan",
+           "tanh", "sigmoid", "pow"}
+DTYPES = [np.float32, np.float64]
+PATHS = [False, True]  # selected build, forced baseline
+
+needs_ld = pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant < 63,
+    reason="needs an extended longdouble reference")
+
+
+def apply(name, x, y=None, baseline=False):
+    args = [tl.from_numpy(np.ascontiguousarray(x))]
+    if y is not None:
+        args.append(y if isinstance(y, float)
+                    else tl.from_numpy(np.ascontiguousarray(y)))
+    return C._vecmath_apply(name, *args, baseline=baseline).numpy()
+
+
+def spec(name):
+    return next(s for s in acc.specs() if s.name == name)
+
+
+def test_isa_names():
+    assert C._vecmath_isa() in ("avx512", "avx2", "baseline")
+    assert C._vecmath_isa(baseline=True) == "baseline"
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("baseline", "baseline"), ("avx2", None), ("auto", None)])
+def test_env_var_caps_the_isa(value, expected):
+    env = dict(os.environ, TENSORLIB_VECMATH=value)
+    out = subprocess.run(
+        [sys.executable, "-c",
+         "import tensorlib; print(tensorlib._C._vecmath_isa())"],
+        env=env, capture_output=True, text=True, check=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    got = out.stdout.strip()
+    if expected is not None:
+        assert got == expected
+    elif value == "avx2":
+        assert got in ("avx2", "baseline")
+    else:
+        assert got == C._vecmath_isa()
+
+
+@needs_ld
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name", UNARY + ["pow", "atan2"])
+def test_random_arguments_within_bounds(name, dt, baseline):
+    s = spec(name)
+    rng = np.random.default_rng(hash((name, dt.__name__)) % 2 ** 32)
+    n = 3000 if name == "erf" and dt == np.float64 else 20000
+    args = [a.astype(dt) for a in s.domain(rng, n, dt)]
+    if name == "erf" and dt == np.float32:
+        pytest.importorskip("scipy")
+    if name == "erf" and dt == np.float64:
+        pytest.importorskip("mpmath")
+    ref = acc._reference(s, args, dt)
+    got = apply(name, *args, baseline=baseline)
+    assert got.dtype == dt
+    err = acc.ulp_error(got, ref)
+    i = int(np.argmax(err))
+    assert err[i] <= acc.BOUNDS[name], (
+        name, [a[i] for a in args], got[i], ref[i])
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("name", sorted(BOUNDED - {"pow"}))
+def test_float64_against_mpmath(name, baseline):
+    """A second oracle, independent of longdouble: 50-digit mpmath."""
+    pytest.importorskip("mpmath")
+    s = spec(name)
+    rng = np.random.default_rng(7)
+    x = s.domain(rng, 300, np.float64)[0]
+    ref = np.array([acc._mp_value(name, [v]) for v in x])
+    err = acc.ulp_error(apply(name, x, baseline=baseline), ref)
+    assert err.max() <= 1, x[np.argmax(err)]
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+def test_pow_float64_against_mpmath(baseline):
+    pytest.importorskip("mpmath")
+    rng = np.random.default_rng(8)
+    x, y = acc._pow_domain(rng, 300, np.float64)
+    ref = np.array([acc._mp_value("pow", [a, b]) for a, b in zip(x, y)])
+    err = acc.ulp_error(apply("pow", x, y, baseline=baseline), ref)
+    assert err.max() <= 1
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name", UNARY)
+def test_special_values_match_numpy(name, dt, baseline):
+    fi = np.finfo(dt)
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan,
+                  float(fi.smallest_subnormal),
+                  -float(fi.smallest_subnormal), float(fi.max),
+                  -float(fi.max), -1.0, float(fi.tiny)], dtype=dt)
+    got = apply(name, x, baseline=baseline)
+    ref = acc._reference(spec(name), [x], dt)
+    m = acc.special_mask([x], ref)
+    assert acc.same_special(got[m], ref[m]).all(), (x[m], got[m], ref[m])
+    assert (acc.ulp_error(got, ref) <= acc.BOUNDS[name]).all()
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("dt", DTYPES)
+def test_overflow_and_underflow_boundaries(dt, baseline):
+    if dt == np.float32:
+        x = np.array([88.72283, 88.72284, 88.7229, -103.97207, -103.9721,
+                      -87.33655, -87.3366, 1e4, -1e4], dtype=dt)
+    else:
+        x = np.array([709.782712893383, 709.782712893384, 709.79,
+                      -745.1332191019411, -745.1332191019412, -708.3964,
+                      -708.4, 1e6, -1e6], dtype=dt)
+    for name in ("exp", "expm1", "sigmoid", "tanh"):
+        got = apply(name, x, baseline=baseline)
+        ref = acc._reference(spec(name), [x], dt)
+        assert (acc.ulp_error(got, ref) <= 1).all(), (name, got, ref)
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("dt", DTYPES)
+def test_pow_special_values_match_numpy(dt, baseline):
+    x, y = acc._pow_special(dt)
+    with np.errstate(all="ignore"):
+        ref = np.power(x, y)
+    got = apply("pow", x, y, baseline=baseline)
+    m = acc.special_mask([x, y], ref)
+    assert acc.same_special(got[m], ref[m]).all(), (
+        x[m][~acc.same_special(got[m], ref[m])],
+        y[m][~acc.same_special(got[m], ref[m])])
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("dt", DTYPES)
+def test_atan2_special_values_match_numpy(dt, baseline):
+    y, x = acc._atan2_special(dt)
+    ref = np.arctan2(y, x)
+    got = apply("atan2", y, x, baseline=baseline)
+    m = acc.special_mask([x, y], ref)
+    assert acc.same_special(got[m], ref[m]).all()
+    # atan2's exact quadrant results (+-pi/4, +-pi/2, +-3pi/4, +-pi)
+    assert (acc.ulp_error(got, ref) <= 1).all()
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("dt", DTYPES)
+def test_pow_scalar_exponent(dt, baseline):
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 10, 1001).astype(dt)
+    x[:5] = [0.0, -0.0, np.inf, -2.0, np.nan]
+    for y in (2.5, -0.5, 3.0, 0.0, float("inf"), float("nan")):
+        got = apply("pow", x, y, baseline=baseline)
+        with np.errstate(all="ignore"):
+            ref = acc._reference(spec("pow"), [x, np.full_like(x, y)], dt)
+        assert (acc.ulp_error(got, ref) <= 1).all(), y
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 3, 255, 256, 257, 600])
+def test_trig_fixup_in_every_chunk_position(n, dt, baseline):
+    """Arguments libm must redo (huge, or reduced below 2^-40) land in
+    every position of the 256-element chunks."""
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-4, 4, n)
+    if n:
+        idx = rng.choice(n, size=min(n, 9), replace=False)
+        x[idx] = rng.choice([1e6, -3.5e15, 1e300 if dt == np.float64
+                             else 1e30, 6381956970095103 * 2.0 ** 797,
+                             np.inf], size=len(idx))
+    with np.errstate(over="ignore"):
+        x = x.astype(dt)   # the huge float64 values become inf in float32
+    for name, f in (("sin", np.sin), ("cos", np.cos), ("tan", np.tan)):
+        got = apply(name, x, baseline=baseline)
+        with np.errstate(all="ignore"):
+            ref = f(x.astype(np.float64)).astype(dt)
+        assert got.shape == (n,)
+        # float64 reference from libm (itself within an ulp)
+        assert (acc.ulp_error(got, ref) <= 1).all(), name
+
+
+def test_shapes_kept_and_inputs_unchanged():
+    x = np.linspace(-3, 3, 24).reshape(2, 3, 4)
+    t = tl.from_numpy(x.copy())
+    r = C._vecmath_apply("tanh", t)
+    assert r.shape == (2, 3, 4) and r.dtype == tl.float64
+    np.testing.assert_array_equal(t.numpy(), x)
+    e = C._vecmath_apply("exp", tl.zeros(0, 3))
+    assert e.shape == (0, 3)
+
+
+def test_refusals():
+    x = tl.ones(4)
+    with pytest.raises(TypeError):
+        C._vecmath_apply("exp", tl.ones(4, dtype=tl.int64))
+    with pytest.raises(TypeError):
+        C._vecmath_apply("exp", tl.ones(4, dtype=tl.float16))
+    with pytest.raises(TypeError):
+        C._vecmath_apply("exp", [1.0, 2.0])
+    with pytest.raises(ValueError):
+        C._vecmath_apply("exp", tl.ones(4, 4).t()[:, :2])
+    with pytest.raises(ValueError, match="no vectorised loop"):
+        C._vecmath_apply("gamma", x)
+    with pytest.raises(TypeError, match="one operand"):
+        C._vecmath_apply("exp", x, x)
+    with pytest.raises(TypeError, match="needs y"):
+        C._vecmath_apply("atan2", x)
+    with pytest.raises(ValueError):
+        C._vecmath_apply("atan2", x, tl.ones(5))
+    with pytest.raises(ValueError):
+        C._vecmath_apply("atan2", x, tl.ones(4, dtype=tl.float64))
+    with pytest.raises(TypeError):
+        C._vecmath_apply("atan2", x, 2.0)   # only pow takes a float
+
+
+def test_loop_leaves_memory_flat():
+    x = tl.from_numpy(np.linspace(-3, 3, 1000))
+    y = tl.from_numpy(np.linspace(0.5, 2, 1000))
+
+    def round_():
+        for name in UNARY:
+            C._vecmath_apply(name, x)
+            C._vecmath_apply(name, x, baseline=True)
+        C._vecmath_apply("pow", y, x)
+        C._vecmath_apply("pow", y, 2.5)
+        C._vecmath_apply("atan2", x, y)
+        for bad in (lambda: C._vecmath_apply("nope", x),
+                    lambda: C._vecmath_apply("atan2", x, tl.ones(3))):
+            with pytest.raises(Exception):
+                bad()
+
+    for _ in range(5):
+        round_()
+    gc.collect()
+    before = tl.memory_stats()
+    rc = sys.getrefcount(x)
+    for _ in range(50):
+        round_()
+    gc.collect()
+    after = tl.memory_stats()
+    assert after["active_bytes"] == before["active_bytes"]
+    assert sys.getrefcount(x) == rc
