@@ -161,6 +161,17 @@ from ._C import (
     zeros_like as zeros_like,
 )
 from ._C import _DeviceLike, _DTypeLike
+# scans, softmax, sorting and searching (csrc/python/sortscan.c)
+from ._C import (
+    cummax as cummax,
+    cummin as cummin,
+    cumprod as cumprod,
+    cumsum as cumsum,
+    diff as diff,
+    log_softmax as log_softmax,
+    logcumsumexp as logcumsumexp,
+    softmax as softmax,
+)
 from .memory import memory_summary as memory_summary
 
 __version__: Final[builtins.str]

@@ -17,6 +17,7 @@ static PyMethodDef module_methods[] = {
 
 int tl_testing_init(PyObject *m, tl_mstate *st); /* testing.c */
 int tl_ops_init(PyObject *m, tl_mstate *st);     /* ops.c (python) */
+int tl_sortscan_init(PyObject *m, tl_mstate *st); /* sortscan.c */
 
 static int add_methods(PyObject *m, PyMethodDef *defs)
 {
@@ -60,7 +61,8 @@ static int module_exec(PyObject *m)
         tl_memory_init(m, st) < 0 ||
         tl_storage_type_init(m, st) < 0 ||
         add_methods(m, module_methods) < 0 || tl_ops_init(m, st) < 0 ||
-        tl_cuda_init(m, st) < 0 || tl_testing_init(m, st) < 0) {
+        tl_cuda_init(m, st) < 0 || tl_testing_init(m, st) < 0 ||
+        tl_sortscan_init(m, st) < 0) {
         return -1;
     }
     return 0;
