@@ -55,3 +55,6 @@ Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above
 
 
 __version__ = "0.1.0"
+
+# tensorlib.return_types: the (values, indices) named-tuple types.
+from . import return_types  # noqa: E402,F401

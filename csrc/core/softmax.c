@@ -20,9 +20,14 @@
 #define LANES 64
 #define ROW_WORK 32768
 
-static inline float exp_neg(float x)
+/* The clamp's bound, read through a volatile once per row: with a
+ * constant bound GCC specialises x <= bound into a branch (the result is 0
+ * there), and the branch keeps the loop from vectorising. */
+static volatile const float clamp_lo = -104.0f;
+
+static inline float exp_neg(float x, float lo)
 {
-    x = x < -104.0f ? -104.0f : x;
+    x = x > lo ? x : lo;
     const float magic = 12582912.0f; /* 1.5 * 2^23: rounds to an int */
     const float t = x * 1.44269504f + magic;
     const float n = t - magic;
@@ -42,7 +47,7 @@ static inline float exp_neg(float x)
     int32_t ni = (int32_t)((uint32_t)tb << 10) >> 10;
     /* 2^n for n >= -126; below, the result underflows to 0. */
     int32_t sb = (ni + 127) << 23;
-    sb = ni < -126 ? 0 : sb;
+    sb &= -(int32_t)(ni >= -126);
     float s;
     memcpy(&s, &sb, sizeof s);
     return p * s;
@@ -57,13 +62,33 @@ typedef struct sm_ctx {
 } sm_ctx;
 
 /* One contiguous float32 row. */
-static void row_f32(const float *x, float *y, int64_t n, bool lg)
+static void row_f32(const float *restrict x, float *restrict y, int64_t n,
+                    bool lg)
 {
+    const float lo = clamp_lo;
+    float mv[VB];
+    int32_t nv[VB];
+    for (int k = 0; k < VB; k++) {
+        mv[k] = -INFINITY;
+        nv[k] = 0;
+    }
+    int64_t i0 = 0;
+    for (; i0 + VB <= n; i0 += VB) {
+        for (int k = 0; k < VB; k++) {
+            const float v = x[i0 + k];
+            mv[k] = v > mv[k] ? v : mv[k];
+            nv[k] |= v != v;
+        }
+    }
     float m = -INFINITY;
     int nan = 0;
-    for (int64_t i = 0; i < n; i++) {
-        m = x[i] > m ? x[i] : m;
-        nan |= x[i] != x[i];
+    for (int k = 0; k < VB; k++) {
+        m = mv[k] > m ? mv[k] : m;
+        nan |= nv[k];
+    }
+    for (; i0 < n; i0++) {
+        m = x[i0] > m ? x[i0] : m;
+        nan |= x[i0] != x[i0];
     }
     if (nan || m == INFINITY || m == -INFINITY) {
         /* NaN rows, +inf rows and all -inf rows: libm's arithmetic. */
@@ -78,26 +103,31 @@ static void row_f32(const float *x, float *y, int64_t n, bool lg)
         }
         return;
     }
-    double s = 0;
+    /* VB partial sums in float, each of at most n / VB terms below 1
+     * (exp of x - max), added in double at the end. */
+    float sv[VB];
+    for (int k = 0; k < VB; k++) {
+        sv[k] = 0;
+    }
     int64_t i = 0;
     for (; i + VB <= n; i += VB) {
         float e[VB];
         for (int k = 0; k < VB; k++) {
-            e[k] = exp_neg(x[i + k] - m);
-        }
-        float bs = 0;
-        for (int k = 0; k < VB; k++) {
-            bs += e[k];
+            e[k] = exp_neg(x[i + k] - m, lo);
+            sv[k] += e[k];
         }
         if (!lg) {
             for (int k = 0; k < VB; k++) {
                 y[i + k] = e[k];
             }
         }
-        s += bs;
+    }
+    double s = 0;
+    for (int k = 0; k < VB; k++) {
+        s += sv[k];
     }
     for (; i < n; i++) {
-        const float e = exp_neg(x[i] - m);
+        const float e = exp_neg(x[i] - m, lo);
         if (!lg) {
             y[i] = e;
         }

@@ -140,6 +140,10 @@ TL_API tl_tensor_impl *tl_isin(tl_tensor_impl *out, tl_tensor_impl *elements,
 TL_API tl_tensor_impl *tl_count_nonzero(tl_tensor_impl *a, int ndims,
                                         const int64_t *dims);
 
+/* The coordinates of the nonzero elements of a, (n, ndim) int64, into
+ * out when given.  Returns: new reference, or NULL. */
+TL_API tl_tensor_impl *tl_nonzero(tl_tensor_impl *out, tl_tensor_impl *a);
+
 TL_EXTERN_C_END
 
 #endif /* TENSORLIB_SORTSCAN_H */
