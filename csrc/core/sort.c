@@ -217,7 +217,17 @@ static void sort_rows_task(void *vc, int64_t c)
         }
         ss_sort_pairs(C->w, k, ix, n, C->tmpk + r * n * C->w,
                       C->tmpi + r * n);
-        emit_row(C, r, ix);
+        if (C->vals && C->m == n) {
+            /* values from the sorted keys (sequential, not a gather) */
+            ss_keys_to_values(C->dt, k, n, C->desc, row_src(R, r, C->isz),
+                              R->inner, ix, C->vals + r * n * C->isz);
+            int64_t *o = C->ind + r * n;
+            for (int64_t j = 0; j < n; j++) {
+                o[j] = ix[j];
+            }
+        } else {
+            emit_row(C, r, ix);
+        }
     }
 }
 
@@ -273,13 +283,10 @@ static void long_bucket_task(void *vc, int64_t c)
         ss_sort_pairs(C->w, k, ix, len, C->keys + (int64_t)b0 * C->w,
                       C->idx + b0);
     }
-    /* emit this slice of the row */
-    const char *src = C->R->data;
+    /* emit this slice of the row: values from the sorted keys */
     if (C->vals) {
-        char *v = C->vals + (int64_t)b0 * C->isz;
-        for (int64_t j = 0; j < len; j++) {
-            copy_elem(v + j * C->isz, src + (int64_t)ix[j] * C->isz, C->isz);
-        }
+        ss_keys_to_values(C->dt, k, len, C->desc, C->R->data, 1, ix,
+                          C->vals + (int64_t)b0 * C->isz);
     }
     if (C->ind) {
         for (int64_t j = 0; j < len; j++) {

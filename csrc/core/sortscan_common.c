@@ -244,6 +244,58 @@ void ss_make_keys(tl_dtype dt, const char *src, int64_t stride, int64_t n,
 #undef LOOP
 }
 
+/* Inverts ss_make_keys: the values of n (sorted) keys, written
+ * contiguously to dst.  -0 and NaN payloads are not in the key (-0 shares
+ * +0's key, every NaN one key): those elements are copied from src at
+ * their index instead. */
+void ss_keys_to_values(tl_dtype dt, const void *keys, int64_t n,
+                       bool descending, const char *src, int64_t stride,
+                       const uint32_t *idx, char *dst)
+{
+    const int64_t s = stride * tl_itemsize(dt);
+#define INV_INT(T, FLIP)                                                    \
+    do {                                                                    \
+        const T *k_ = (const T *)keys;                                      \
+        T *d_ = (T *)dst;                                                   \
+        const T f_ = (T)((descending ? (T) ~(T)0 : 0) ^ (T)(FLIP));         \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            d_[i] = (T)(k_[i] ^ f_);                                        \
+        }                                                                   \
+    } while (0)
+#define INV_FLOAT(T, SIGN)                                                  \
+    do {                                                                    \
+        const T *k_ = (const T *)keys;                                      \
+        T *d_ = (T *)dst;                                                   \
+        const T f_ = descending ? (T) ~(T)0 : 0;                            \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            const T k = (T)(k_[i] ^ f_);                                    \
+            if (k == (T)(SIGN) || k == (T) ~(T)0) {                         \
+                memcpy(&d_[i], src + (int64_t)idx[i] * s, sizeof(T));       \
+            } else {                                                        \
+                d_[i] = (k & (T)(SIGN)) ? (T)(k ^ (T)(SIGN)) : (T)~k;       \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+    switch (dt) {
+    case TL_DTYPE_BOOL:
+    case TL_DTYPE_UINT8: INV_INT(uint8_t, 0); break;
+    case TL_DTYPE_INT8: INV_INT(uint8_t, 0x80u); break;
+    case TL_DTYPE_INT16: INV_INT(uint16_t, 0x8000u); break;
+    case TL_DTYPE_UINT16: INV_INT(uint16_t, 0); break;
+    case TL_DTYPE_INT32: INV_INT(uint32_t, 0x80000000u); break;
+    case TL_DTYPE_UINT32: INV_INT(uint32_t, 0); break;
+    case TL_DTYPE_INT64: INV_INT(uint64_t, 0x8000000000000000ull); break;
+    case TL_DTYPE_UINT64: INV_INT(uint64_t, 0); break;
+    case TL_DTYPE_FLOAT16:
+    case TL_DTYPE_BFLOAT16: INV_FLOAT(uint16_t, 0x8000u); break;
+    case TL_DTYPE_FLOAT32: INV_FLOAT(uint32_t, 0x80000000u); break;
+    case TL_DTYPE_FLOAT64: INV_FLOAT(uint64_t, 0x8000000000000000ull); break;
+    default: break;
+    }
+#undef INV_INT
+#undef INV_FLOAT
+}
+
 /* ---- stable radix sort of (key, index) pairs ------------------------------- */
 
 #define SMALL_SORT 24
@@ -271,9 +323,20 @@ void ss_make_keys(tl_dtype dt, const char *src, int64_t stride, int64_t n,
         uint32_t hist[NB][256];                                             \
         memset(hist, 0, sizeof hist);                                       \
         for (int64_t i = 0; i < n; i++) {                                   \
-            T v = k[i];                                                     \
-            for (int b = 0; b < NB; b++) {                                  \
-                hist[b][(v >> (8 * b)) & 0xFF]++;                           \
+            const uint64_t v = k[i];                                        \
+            hist[0][v & 0xFF]++;                                            \
+            if (NB > 1) {                                                   \
+                hist[NB > 1 ? 1 : 0][(v >> 8) & 0xFF]++;                    \
+            }                                                               \
+            if (NB > 2) {                                                   \
+                hist[NB > 2 ? 2 : 0][(v >> 16) & 0xFF]++;                   \
+                hist[NB > 3 ? 3 : 0][(v >> 24) & 0xFF]++;                   \
+            }                                                               \
+            if (NB > 4) {                                                   \
+                hist[NB > 4 ? 4 : 0][(v >> 32) & 0xFF]++;                   \
+                hist[NB > 5 ? 5 : 0][(v >> 40) & 0xFF]++;                   \
+                hist[NB > 6 ? 6 : 0][(v >> 48) & 0xFF]++;                   \
+                hist[NB > 7 ? 7 : 0][(v >> 56) & 0xFF]++;                   \
             }                                                               \
         }                                                                   \
         T *sk = k, *dk = tk;                                                \

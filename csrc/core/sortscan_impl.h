@@ -57,6 +57,12 @@ int ss_key_width(tl_dtype dt);
  * elements) into dst. */
 void ss_make_keys(tl_dtype dt, const char *src, int64_t stride, int64_t n,
                   bool descending, void *dst);
+/* The values of n keys (inverse of ss_make_keys), into dst
+ * (contiguous); -0 and NaNs are copied from src (stride in elements) at
+ * idx[i]. */
+void ss_keys_to_values(tl_dtype dt, const void *keys, int64_t n,
+                       bool descending, const char *src, int64_t stride,
+                       const uint32_t *idx, char *dst);
 /* Whether element key k (width w, not complemented) is a NaN of dt. */
 bool ss_key_is_nan(tl_dtype dt, uint64_t k);
 
