@@ -42,8 +42,18 @@ static double lse(double x, double y)
     return m + log1p(exp(mn - m));
 }
 
+/* Complex products by the schoolbook formula, as NumPy and PyTorch (C's
+ * operator recovers infinities from NaN products, Annex G, and calls
+ * __muldc3). */
+static inline cdouble cmul(cdouble a, cdouble b)
+{
+    const double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    return CMPLX(ar * br - ai * bi, ar * bi + ai * br);
+}
+
 #define OP_SUM(a, b) ((a) + (b))
 #define OP_PROD(a, b) ((a) * (b))
+#define OP_CPROD(a, b) cmul((a), (b))
 #define OP_LSE(a, b) lse((a), (b))
 
 typedef struct scan_ctx {
@@ -197,8 +207,8 @@ SCAN_KERNELS(sum_c128, cdouble, cdouble, OP_SUM, 0)
 SCAN_KERNELS(prod_i64, int64_t, uint64_t, OP_PROD, 1)
 SCAN_KERNELS(prod_f32, float, double, OP_PROD, 1)
 SCAN_KERNELS(prod_f64, double, double, OP_PROD, 1)
-SCAN_KERNELS(prod_c64, cfloat, cdouble, OP_PROD, 1)
-SCAN_KERNELS(prod_c128, cdouble, cdouble, OP_PROD, 1)
+SCAN_KERNELS(prod_c64, cfloat, cdouble, OP_CPROD, 1)
+SCAN_KERNELS(prod_c128, cdouble, cdouble, OP_CPROD, 1)
 SCAN_KERNELS(lse_f32, float, double, OP_LSE, -INFINITY)
 SCAN_KERNELS(lse_f64, double, double, OP_LSE, -INFINITY)
 

@@ -569,8 +569,11 @@ int tl_topk(tl_tensor_impl *values_out, tl_tensor_impl *indices_out,
         T.S.desc = largest;
         T.S.vals = tl_impl_data(vt);
         T.S.ind = (int64_t *)tl_impl_data(it);
-        T.S.m = k;
-        T.k = k;
+        /* a 0-d input has one element to give, whatever k (PyTorch) */
+        const int64_t kk = a->ndim ? k : 1;
+        T.S.m = kk;
+        T.k = kk;
+        k = kk;
         const int64_t nrows = R.outer * R.inner;
         if (k <= HEAP_K && k * 8 < n) {
             T.seg = SEG > k * 16 ? SEG : k * 16;
