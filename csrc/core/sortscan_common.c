@@ -167,15 +167,11 @@ bool ss_key_is_nan(tl_dtype dt, uint64_t k)
  * above +inf's. */
 #define FLOAT_KEY(T, bits, signbit, expmask)                               \
     do {                                                                    \
-        T b_ = (bits);                                                      \
-        if ((T)(b_ & (T) ~(T)(signbit)) > (T)(expmask)) {                   \
-            key_ = (T) ~(T)0;                                               \
-        } else {                                                            \
-            if (b_ == (T)(signbit)) {                                       \
-                b_ = 0;                                                     \
-            }                                                               \
-            key_ = (b_ & (T)(signbit)) ? (T)~b_ : (T)(b_ | (T)(signbit));   \
-        }                                                                   \
+        const T b_ = (bits);                                                \
+        const T neg_ = (T)0 - (T)(b_ >> (8 * sizeof(T) - 1));               \
+        T k_ = (T)(b_ ^ (T)(neg_ | (T)(signbit)));                          \
+        k_ = b_ == (T)(signbit) ? (T)(signbit) : k_;  /* -0 is +0 */        \
+        key_ = (T)(b_ & (T) ~(T)(signbit)) > (T)(expmask) ? (T) ~(T)0 : k_; \
     } while (0)
 
 void ss_make_keys(tl_dtype dt, const char *src, int64_t stride, int64_t n,
