@@ -181,13 +181,14 @@ int tl_unique(tl_tensor_impl *a, bool consecutive, const int64_t *dim,
                         "are supported", name, (long long)n);
     }
     const int64_t nk = n * rest;
-    sc = ss_scratch(2 * nk * w + 3 * n * (int64_t)sizeof(uint32_t) + 8);
+    const int64_t kb = SS_ALIGN8(nk * w);
+    sc = ss_scratch(2 * kb + 3 * n * (int64_t)sizeof(uint32_t) + 8);
     if (!sc) {
         goto fail;
     }
     char *keys = tl_impl_data(sc);
-    char *tmpk = keys + nk * w;
-    uint32_t *idx = (uint32_t *)(tmpk + nk * w);
+    char *tmpk = keys + kb;
+    uint32_t *idx = (uint32_t *)(tmpk + kb);
     uint32_t *tmpi = idx + n;
     uint32_t *grp = tmpi + n; /* the first sorted position of each group */
     const char *sd = tl_impl_data(src);
@@ -502,16 +503,17 @@ tl_tensor_impl *tl_isin(tl_tensor_impl *out, tl_tensor_impl *elements,
     if (!ed || !td) {
         goto fail;
     }
-    sc = ss_scratch(2 * nt * w + 2 * nt * 4 + ne * w);
+    const int64_t kb = SS_ALIGN8(nt * w);
+    sc = ss_scratch(2 * kb + SS_ALIGN8(2 * nt * 4) + ne * w);
     res = tl_tensor_empty(elements->ndim, elements->sizes, TL_DTYPE_BOOL,
                           elements->device, TL_MEMKIND_DEFAULT);
     if (!sc || !res) {
         goto fail;
     }
     char *tk = tl_impl_data(sc);
-    char *tmpk = tk + nt * w;
-    uint32_t *ix = (uint32_t *)(tmpk + nt * w);
-    char *ek = (char *)(ix + 2 * nt);
+    char *tmpk = tk + kb;
+    uint32_t *ix = (uint32_t *)(tmpk + kb);
+    char *ek = (char *)ix + SS_ALIGN8(2 * nt * 4);
     ss_make_keys(ct, tl_impl_data(td), 1, nt, false, tk);
     for (int64_t i = 0; i < nt; i++) {
         ix[i] = (uint32_t)i;

@@ -322,15 +322,16 @@ static int run_sort(sort_ctx *C, ss_rows *R, tl_tensor_impl *vt,
 {
     const int64_t numel = R->outer * R->n * R->inner;
     C->nrows = R->outer * R->inner;
-    tl_tensor_impl *s1 = ss_scratch(numel * (2 * C->w + 8));
+    const int64_t kb = SS_ALIGN8(numel * C->w);
+    tl_tensor_impl *s1 = ss_scratch(2 * kb + numel * 8);
     tl_tensor_impl *s2 = NULL;
     if (!s1) {
         return tl_error_kind();
     }
     char *p = tl_impl_data(s1);
     C->keys = p;
-    C->tmpk = p + numel * C->w;
-    C->idx = (uint32_t *)(p + 2 * numel * C->w);
+    C->tmpk = p + kb;
+    C->idx = (uint32_t *)(p + 2 * kb);
     C->tmpi = C->idx + numel;
     tl_tensor_impl *pins[4] = {R->t, s1, vt ? vt : s1, it ? it : s1};
     if (C->nrows == 1 && R->n >= 4 * SEG && C->m == R->n) {
@@ -820,7 +821,8 @@ int tl_select(int op, tl_tensor_impl *values_out,
         C.op = op;
         C.k = k;
         const int64_t numel = nrows * n;
-        sc = ss_scratch(op == TL_SELECT_MODE ? numel * (2 * C.w + 8)
+        const int64_t kb = SS_ALIGN8(numel * C.w);
+        sc = ss_scratch(op == TL_SELECT_MODE ? 2 * kb + numel * 8
                                              : numel * (int64_t)sizeof(kp));
         if (!sc) {
             goto fail;
@@ -828,8 +830,8 @@ int tl_select(int op, tl_tensor_impl *values_out,
         char *p = tl_impl_data(sc);
         if (op == TL_SELECT_MODE) {
             C.keys = p;
-            C.tmpk = p + numel * C.w;
-            C.idx = (uint32_t *)(p + 2 * numel * C.w);
+            C.tmpk = p + kb;
+            C.idx = (uint32_t *)(p + 2 * kb);
             C.tmpi = C.idx + numel;
         } else {
             C.pairs = (kp *)p;

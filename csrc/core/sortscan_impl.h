@@ -42,6 +42,10 @@ int ss_check_out(const char *name, tl_tensor_impl *out,
 tl_tensor_impl *ss_commit(tl_tensor_impl *out, bool resize,
                           tl_tensor_impl *r);
 
+/* n bytes rounded up to a multiple of 8: scratch regions that follow one
+ * another keep the alignment of every element type. */
+#define SS_ALIGN8(n) (((n) + 7) & ~(int64_t)7)
+
 /* Scratch bytes from the allocator.  Returns: new reference, or NULL. */
 tl_tensor_impl *ss_scratch(int64_t nbytes);
 
