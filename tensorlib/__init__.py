@@ -83,3 +83,6 @@ from . import _complex  # noqa: E402
 _complex._install_methods()
 
 __version__ = "0.1.0"
+
+# tensorlib.return_types: the (values, indices) named-tuple types.
+from . import return_types  # noqa: E402,F401

@@ -166,6 +166,36 @@ from ._C import (
 )
 # END op table
 from ._C import _DeviceLike, _DTypeLike
+# scans, softmax, sorting and searching (csrc/python/sortscan.c)
+from . import return_types as return_types
+from ._C import (
+    argsort as argsort,
+    argwhere as argwhere,
+    bucketize as bucketize,
+    count_nonzero as count_nonzero,
+    isin as isin,
+    kthvalue as kthvalue,
+    median as median,
+    mode as mode,
+    msort as msort,
+    nanmedian as nanmedian,
+    nanquantile as nanquantile,
+    nonzero as nonzero,
+    quantile as quantile,
+    searchsorted as searchsorted,
+    sort as sort,
+    topk as topk,
+    unique as unique,
+    unique_consecutive as unique_consecutive,
+    cummax as cummax,
+    cummin as cummin,
+    cumprod as cumprod,
+    cumsum as cumsum,
+    diff as diff,
+    log_softmax as log_softmax,
+    logcumsumexp as logcumsumexp,
+    softmax as softmax,
+)
 from .memory import memory_summary as memory_summary
 
 __version__: Final[builtins.str]

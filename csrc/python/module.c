@@ -20,6 +20,7 @@ int tl_ops_init(PyObject *m, tl_mstate *st);     /* ops.c (python) */
 int tl_joinindex_init(PyObject *m, tl_mstate *st); /* joinindex.c */
 int tl_vecmath_init(PyObject *m, tl_mstate *st); /* vecmath.c (python) */
 int tl_complex_init(PyObject *m, tl_mstate *st); /* complex.c (python) */
+int tl_sortscan_init(PyObject *m, tl_mstate *st); /* sortscan.c */
 
 static int add_methods(PyObject *m, PyMethodDef *defs)
 {
@@ -70,7 +71,8 @@ static int module_exec(PyObject *m)
     if (tl_random_init(m, st) < 0 || tl_joinindex_init(m, st) < 0) {
         return -1;
     }
-    if (tl_vecmath_init(m, st) < 0 || tl_complex_init(m, st) < 0) {
+    if (tl_vecmath_init(m, st) < 0 || tl_complex_init(m, st) < 0 ||
+        tl_sortscan_init(m, st) < 0) {
         return -1;
     }
     return 0;
