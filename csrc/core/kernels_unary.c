@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "kernels.h"
+#include "vecmath.h"
 
 TL_KERNEL_OPTIMIZE
 
@@ -392,8 +393,49 @@ static const tl_iter_loop2d unary_table[TL_UNARY_OP_COUNT][TL_DTYPE_COUNT] = {
 #undef TABLE_ROW
 };
 
+/* Note [Vectorised transcendental loops]
+ * The float32/float64 loops of the hot transcendental ops come from
+ * vecmath.h: the clone for the best instruction set the CPU has (chosen
+ * once; TENSORLIB_VECMATH=baseline forces the baseline), within the
+ * bounds docs/accuracy.md records.  They take contiguous rows (or exactly
+ * in place, which the iterator guarantees when out aliases the input);
+ * a strided row runs the table's element loop, whose scalar function
+ * stays the reference definition (and CUDA's). */
+#define VM_LOOP(ID, FN, DT, T)                                              \
+    static void vm_##ID##_##DT(char **data, const int64_t *st, int64_t n0,  \
+                               int64_t n1, void *vctx)                      \
+    {                                                                       \
+        if (st[0] != (int64_t)sizeof(T) || st[1] != (int64_t)sizeof(T)) {  \
+            unary_table[TL_UNARY_##ID][TL_DTYPE_##DT](data, st, n0, n1,     \
+                                                      vctx);                \
+            return;                                                         \
+        }                                                                   \
+        const tl_vm_unary_loop f = tl_vecmath_table(false)->unary[FN]       \
+            [tl_vecmath_slot(TL_DTYPE_##DT)];                               \
+        char *po = data[0], *pa = data[1];                                  \
+        for (int64_t j = 0; j < n1; j++, po += st[2], pa += st[3]) {        \
+            f(pa, po, n0);                                                  \
+        }                                                                   \
+    }
+#define VM_OPS(X)                                                           \
+    X(EXP, TL_VM_EXP)                                                       \
+    X(EXPM1, TL_VM_EXPM1)                                                   \
+    X(LOG, TL_VM_LOG)                                                       \
+    X(LOG1P, TL_VM_LOG1P)                                                   \
+    X(LOG2, TL_VM_LOG2)                                                     \
+    X(SIN, TL_VM_SIN)                                                       \
+    X(COS, TL_VM_COS)                                                       \
+    X(TAN, TL_VM_TAN)                                                       \
+    X(TANH, TL_VM_TANH)                                                     \
+    X(SIGMOID, TL_VM_SIGMOID)
+#define VM_PAIR(ID, FN)                                                     \
+    VM_LOOP(ID, FN, FLOAT32, float)                                         \
+    VM_LOOP(ID, FN, FLOAT64, double)
+VM_OPS(VM_PAIR)
+#undef VM_PAIR
+
 /* Hand-vectorised loops that replace a table loop (Note [sqrt without
- * errno]); NULL: the table's. */
+ * errno], Note [Vectorised transcendental loops]); NULL: the table's. */
 static const tl_iter_loop2d unary_fast[TL_UNARY_OP_COUNT][TL_DTYPE_COUNT] = {
 #if defined(__x86_64__) && defined(__SSE2__)
     [TL_UNARY_SQRT] = {[TL_DTYPE_FLOAT32] = sqrt_fast_loop_f32,
@@ -401,7 +443,14 @@ static const tl_iter_loop2d unary_fast[TL_UNARY_OP_COUNT][TL_DTYPE_COUNT] = {
     [TL_UNARY_RSQRT] = {[TL_DTYPE_FLOAT32] = rsqrt_fast_loop_f32,
                         [TL_DTYPE_FLOAT64] = rsqrt_fast_loop_f64},
 #endif
+#define VM_ROW(ID, FN)                                                      \
+    [TL_UNARY_##ID] = {[TL_DTYPE_FLOAT32] = vm_##ID##_FLOAT32,              \
+                       [TL_DTYPE_FLOAT64] = vm_##ID##_FLOAT64},
+    VM_OPS(VM_ROW)
+#undef VM_ROW
 };
+#undef VM_OPS
+#undef VM_LOOP
 
 tl_iter_loop2d tl_unary_kernel_get(int op, int dt)
 {

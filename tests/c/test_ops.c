@@ -1043,13 +1043,15 @@ static void test_fast_exp_log(void)
     const float *pr = tl_tensor_data(r);
     int64_t worst = 0;
     for (int i = 0; i < N; i++) {
-        /* Below -88.7, exp(-x) overflows float and sigmoid is 0, as
-         * PyTorch's float formula gives. */
-        double ref = px[i] < -88.5f ? 0.0 : 1.0 / (1.0 + exp(-px[i]));
+        /* The true value, also where exp(-x) overflows float (below
+         * -88.7 sigmoid is still representable, down to subnormals: the
+         * vectorised loop of Note [Vectorised transcendental loops]
+         * computes it there, as NumPy's float32 expit does). */
+        double ref = 1.0 / (1.0 + exp(-(double)px[i]));
         int64_t d = ulp_diff(pr[i], (float)ref);
-        worst = d > worst && !(px[i] < -87.0f && px[i] > -88.8f) ? d : worst;
+        worst = d > worst ? d : worst;
     }
-    CHECK(worst <= 2); /* three float roundings */
+    CHECK(worst <= 2);
     tl_tensor_decref(r);
     tl_tensor_decref(x);
 }
