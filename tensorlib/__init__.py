@@ -55,3 +55,6 @@ Tensor._repr_html_ = _display.tensor_html  # noqa: F821 - from _C above
 
 
 __version__ = "0.1.0"
+
+# Files (issue 21): safetensors and .npy/.npz save/load, mmap.
+from .serialization import save, load, load_metadata  # noqa: E402,F401

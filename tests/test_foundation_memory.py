@@ -13,7 +13,8 @@ import tensorlib as tl
 
 KEYS = {"active_bytes", "active_bytes_peak", "reserved_bytes",
         "cached_bytes", "alloc_count", "free_count", "cache_hits",
-        "cache_misses", "largest_free_block", "fragmentation_bytes"}
+        "cache_misses", "largest_free_block", "fragmentation_bytes",
+        "mapped_bytes"}
 T = tl._C._testing
 
 

@@ -14,6 +14,7 @@
 #include "shape.h"
 #include "tensorlib/device_table.h"
 #include "tensorlib/ops.h"
+#include "tensorlib/cow.h"
 
 /* Note [Iterator build steps]
  * tl_iter_build runs, in order:
@@ -930,7 +931,10 @@ static int build_same_shape(tl_iter *it, const tl_iter_config *c)
         if (!o) {
             continue;
         }
-        if (c->check_writable && !tl_tensor_is_writable(o)) {
+        /* A lazy clone's output takes the general path, whose writable
+         * check materialises it (Note [Copy-on-write storages]). */
+        if (c->check_writable && (!tl_tensor_is_writable(o) ||
+                                  tl_storage_is_cow(o->storage))) {
             return 0;
         }
         const char *lo = tl_impl_data(o);

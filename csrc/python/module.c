@@ -60,7 +60,8 @@ static int module_exec(PyObject *m)
         tl_memory_init(m, st) < 0 ||
         tl_storage_type_init(m, st) < 0 ||
         add_methods(m, module_methods) < 0 || tl_ops_init(m, st) < 0 ||
-        tl_cuda_init(m, st) < 0 || tl_testing_init(m, st) < 0) {
+        tl_cuda_init(m, st) < 0 || tl_testing_init(m, st) < 0 ||
+        add_methods(m, tl_files_functions) < 0) {
         return -1;
     }
     return 0;

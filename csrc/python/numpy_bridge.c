@@ -178,6 +178,10 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
                         "did not ask for strides");
         return -1;
     }
+    /* The consumer may write: a lazy clone gets its own bytes first. */
+    if (tl_storage_cow_prepare_export(t->storage) < 0) {
+        return tl_py_raise_int(tl_state_of(self));
+    }
     export_info *ex = PyMem_Malloc(sizeof(export_info) +
                                    2 * (size_t)(t->ndim ? t->ndim : 1) *
                                        sizeof(Py_ssize_t));
@@ -284,6 +288,10 @@ PyObject *tl_py_to_numpy(tl_mstate *st, PyObject *self)
         strides[d] = (npy_intp)(t->strides[d] * isz);
     }
     int flags = tl_tensor_is_writable(t) ? NPY_ARRAY_WRITEABLE : 0;
+    if (tl_storage_cow_prepare_export(t->storage) < 0) {
+        Py_DECREF(descr);
+        return tl_py_raise(st);
+    }
     ExporterObject *ex = PyObject_New(ExporterObject, st->ExporterType);
     if (!ex) {
         Py_DECREF(descr);

@@ -131,6 +131,8 @@ extern PyGetSetDef tl_cuda_tensor_getset[];   /* cuda.c */
  * CUDA plug-in.  Returns 0 / -1. */
 int tl_cuda_init(PyObject *m, tl_mstate *st);
 extern PyMethodDef tl_index_tensor_methods[]; /* indexing.c */
+extern PyMethodDef tl_files_functions[];      /* files.c: module level */
+extern PyMethodDef tl_files_tensor_methods[]; /* files.c: lazy_clone */
 
 /* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a
  * scalar, -1 on error (OverflowError for ints beyond uint64). */

@@ -13,5 +13,7 @@
 #include "tensorlib/view.h"
 #include "tensorlib/index.h"
 #include "tensorlib/reduce.h"
+#include "tensorlib/mapped.h"
+#include "tensorlib/cow.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
