@@ -48,6 +48,8 @@ from ._C import (
     clone as clone,
     complex128 as complex128,
     complex64 as complex64,
+    float8_e4m3fn as float8_e4m3fn,
+    float8_e5m2 as float8_e5m2,
     contiguous_format as contiguous_format,
     cos as cos,
     device as device,
@@ -208,3 +210,10 @@ def set_printoptions(
 from ._display import explain as explain
 from ._display import explain_reshape as explain_reshape
 from ._display import memory_report as memory_report
+
+# ---- files (tensorlib/serialization.py) ---------------------------------------
+
+from . import serialization as serialization
+from .serialization import load as load
+from .serialization import load_metadata as load_metadata
+from .serialization import save as save

@@ -413,7 +413,7 @@ def _read_st_header(f, size, path):
 
 # ---- .npy headers --------------------------------------------------------------
 
-_DESCR = re.compile(r"^([<>|=])([a-zA-Z])(\d+)$")
+_DESCR = re.compile(r"^([<>|=])([a-zA-Z])(\d*)$")
 
 
 def _parse_npy_header(head, path):

@@ -62,6 +62,8 @@ static const int dtype_align_table[TL_DTYPE_COUNT] = {
     [TL_DTYPE_FLOAT64] = _Alignof(double),
     [TL_DTYPE_COMPLEX64] = _Alignof(tl_c64),
     [TL_DTYPE_COMPLEX128] = _Alignof(tl_c128),
+    [TL_DTYPE_FLOAT8_E4M3FN] = 1,
+    [TL_DTYPE_FLOAT8_E5M2] = 1,
 };
 
 int tl_dtype_align(int dt) { return dtype_align_table[dt]; }

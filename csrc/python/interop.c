@@ -205,6 +205,13 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
         }
     }
     bool versioned = major >= 1;
+    if (tl_dtype_is_float8((tl_dtype)t->dtype)) {
+        PyErr_Format(PyExc_BufferError,
+                     "__dlpack__: %s has no type code in the DLPack version "
+                     "tensorlib follows; convert first, e.g. "
+                     "t.to(tensorlib.float32)", tl_dtype_info_of(t->dtype)->name);
+        return NULL;
+    }
     bool readonly = !tl_tensor_is_writable(t);
     tl_tensor_impl *src = t;
     if (readonly && !versioned && copy != 1) {
