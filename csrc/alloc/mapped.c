@@ -140,6 +140,12 @@ tl_block *tl_mapping_block(tl_mapping *m, size_t offset, size_t nbytes)
     return b;
 }
 
+bool tl_block_is_private_mapping(const tl_block *b)
+{
+    return b->owner == NULL && b->deleter == mapping_block_deleter &&
+           ((const tl_mapping *)b->deleter_ctx)->mode != TL_MAP_SHARED;
+}
+
 int64_t tl_mapped_bytes(void)
 {
     return atomic_load(&mapped_now);

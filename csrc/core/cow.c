@@ -9,6 +9,7 @@
 #include "device_impl.h"
 #include "tensor_impl.h"
 #include "tensorlib/cow.h"
+#include "tensorlib/mapped.h"
 #include "tensorlib/ops.h"
 
 /* Note [Copy-on-write storages]
@@ -40,7 +41,12 @@
  * a copy-on-write storage's bytes are those of its source until a write.
  * A clone of workspace-arena memory copies at once (a reset would recycle
  * the bytes under it), as does a clone of an execution-plan buffer or of
- * an exported storage (the consumer may write). */
+ * an exported storage (the consumer may write).  Borrowed memory that
+ * its owner may write behind our back (a NumPy array, a DLPack producer,
+ * a file mapped "r+") is copied at once too: only memory tensorlib
+ * allocated and private file mappings ("r", "c") are shared lazily; a
+ * write to either side of those then copies (a mapping is never taken
+ * over: other tensors of the file may see it). */
 
 static pthread_mutex_t cow_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -143,7 +149,11 @@ tl_tensor_impl *tl_tensor_lazy_clone(tl_tensor_impl *t)
     }
     tl_storage *s = t->storage;
     tl_block *b = s->block;
+    /* Memory someone else may write behind our checks (NumPy, DLPack, a
+     * shared file mapping) is copied at once; only tensorlib's own memory
+     * and private file mappings are shared lazily. */
     bool eager = b->chunk != NULL ||
+                 (b->owner == NULL && !tl_block_is_private_mapping(b)) ||
                  !(t->flags & TL_FLAG_ALLOW_METADATA_CHANGE) ||
                  atomic_load(&s->exports) > 0 ||
                  (cow_bits(s) & TL_COW_NEVER);

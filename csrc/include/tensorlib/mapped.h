@@ -50,6 +50,11 @@ TL_API tl_map_mode tl_mapping_mode(const tl_mapping *m);
 TL_API tl_block *tl_mapping_block(tl_mapping *m, size_t offset,
                                   size_t nbytes);
 
+/* Whether b is a block over a mapping made with TL_MAP_READ or
+ * TL_MAP_COPY: memory nothing but tensorlib can write (copy-on-write
+ * clones may share it; csrc/core/cow.c). */
+TL_API bool tl_block_is_private_mapping(const tl_block *b);
+
 /* Bytes of every file mapped now by this process's tensorlib. */
 TL_API int64_t tl_mapped_bytes(void);
 
