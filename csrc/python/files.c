@@ -317,14 +317,14 @@ static PyObject *py_mapped_bytes(PyObject *m, PyObject *unused)
 PyMethodDef tl_files_functions[] = {
     {"_files_read", (PyCFunction)(void (*)(void))py_files_read,
      METH_FASTCALL,
-     "_files_read(src, offset, shape, dtype, fortran)\n--\n\n"
+     "_files_read(src, offset, shape, dtype, fortran, /)\n--\n\n"
      "A new tensor read from a file descriptor (pread) or a buffer."},
     {"_files_write", (PyCFunction)(void (*)(void))py_files_write,
      METH_FASTCALL,
-     "_files_write(fd, tensor)\n--\n\n"
+     "_files_write(fd, tensor, /)\n--\n\n"
      "Writes the tensor's logical C-order bytes to a file descriptor."},
     {"_files_map", (PyCFunction)(void (*)(void))py_files_map, METH_FASTCALL,
-     "_files_map(path, mode, specs)\n--\n\n"
+     "_files_map(path, mode, specs, /)\n--\n\n"
      "Maps a file once; one tensor per (offset, shape, dtype, fortran)."},
     {"_mapped_bytes", py_mapped_bytes, METH_NOARGS,
      "_mapped_bytes()\n--\n\n"
