@@ -537,6 +537,10 @@ def _load_npz(path):
                     head = f.read(NPY_MAX_HEADER_BYTES + 12)
                     end, dname, shape, _, _ = _parse_npy_header(head, where)
                     _, nbytes = _count(shape, _dtype(dname).itemsize, where)
+                    if info.file_size < end + nbytes:
+                        raise ValueError(
+                            f"{where}: {info.file_size - end} bytes of data, "
+                            f"but shape {shape} of {dname} needs {nbytes}")
                     need = end + nbytes - len(head)
                     rest = f.read(need) if need > 0 else b""
                 buf = head + rest
