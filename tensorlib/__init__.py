@@ -86,3 +86,5 @@ __version__ = "0.1.0"
 
 # tensorlib.return_types: the (values, indices) named-tuple types.
 from . import return_types  # noqa: E402,F401
+# Files (issue 21): safetensors and .npy/.npz save/load, mmap.
+from .serialization import save, load, load_metadata  # noqa: E402,F401

@@ -39,6 +39,8 @@ from ._C import (
     clone as clone,
     complex128 as complex128,
     complex64 as complex64,
+    float8_e4m3fn as float8_e4m3fn,
+    float8_e5m2 as float8_e5m2,
     contiguous_format as contiguous_format,
     device as device,
     diagonal as diagonal,
@@ -384,3 +386,9 @@ from ._C import (
 )
 from . import _complex as _complex
 from ._complex import angle as angle, positive as positive
+# ---- files (tensorlib/serialization.py) ---------------------------------------
+
+from . import serialization as serialization
+from .serialization import load as load
+from .serialization import load_metadata as load_metadata
+from .serialization import save as save

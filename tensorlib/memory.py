@@ -39,6 +39,7 @@ STATS_KEYS = (
     "active_bytes", "active_bytes_peak", "reserved_bytes", "cached_bytes",
     "alloc_count", "free_count", "cache_hits", "cache_misses",
     "largest_free_block", "fragmentation_bytes",
+    "mapped_bytes",
 )
 
 _CPU_DEFAULTS = {

@@ -690,7 +690,8 @@ def test_storage_allocator_names_the_owner_across_a_reroute():
 
 KEYS = {"active_bytes", "active_bytes_peak", "reserved_bytes",
         "cached_bytes", "alloc_count", "free_count", "cache_hits",
-        "cache_misses", "largest_free_block", "fragmentation_bytes"}
+        "cache_misses", "largest_free_block", "fragmentation_bytes",
+        "mapped_bytes"}
 T = tl._C._testing
 
 

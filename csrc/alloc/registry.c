@@ -9,6 +9,7 @@
 
 #include "tensorlib/alloc.h"
 #include "tensorlib/arena.h"
+#include "tensorlib/mapped.h"
 
 /* Note [Registry reads]
  * Creating a small tensor asks the registry for an allocator, so a read is
@@ -231,6 +232,12 @@ int tl_registry_stats(tl_device dev, int kind, tl_alloc_stats *out)
             out->largest_free_block = s.largest_free_block;
         }
         out->fragmentation_bytes += s.fragmentation_bytes;
+    }
+    /* File mappings belong to no allocator: HostPageable memory of the
+     * CPU, counted apart from allocated bytes (csrc/alloc/mapped.c). */
+    if (dev.type == TL_DEVICE_CPU &&
+        (kind < 0 || kind == TL_MEMKIND_HOST_PAGEABLE)) {
+        out->mapped_bytes = tl_mapped_bytes();
     }
     return TL_OK;
 }

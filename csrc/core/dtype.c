@@ -25,6 +25,8 @@ const tl_dtype_info tl_dtype_table[TL_DTYPE_COUNT] = {
     [TL_DTYPE_FLOAT64] = {"float64", 8, TL_KIND_FLOAT, "d", 'd'},
     [TL_DTYPE_COMPLEX64] = {"complex64", 8, TL_KIND_COMPLEX, "Zf", 'F'},
     [TL_DTYPE_COMPLEX128] = {"complex128", 16, TL_KIND_COMPLEX, "Zd", 'D'},
+    [TL_DTYPE_FLOAT8_E4M3FN] = {"float8_e4m3fn", 1, TL_KIND_FLOAT, "", 0},
+    [TL_DTYPE_FLOAT8_E5M2] = {"float8_e5m2", 1, TL_KIND_FLOAT, "", 0},
 };
 
 const tl_dtype_info *tl_dtype_info_of(tl_dtype dt)
@@ -63,7 +65,8 @@ int tl_dtype_parse(const char *s, tl_dtype *out)
     return tl_error(TL_ERR_TYPE,
                     "unknown dtype '%s': expected one of bool, uint8, int8, "
                     "int16, uint16, int32, uint32, int64, uint64, float16, "
-                    "bfloat16, float32, float64, complex64, complex128", s);
+                    "bfloat16, float32, float64, complex64, complex128, "
+                    "float8_e4m3fn, float8_e5m2", s);
 }
 
 int32_t tl_dtype_itemsize(tl_dtype dt) { return tl_dtype_table[dt].itemsize; }
@@ -82,6 +85,11 @@ bool tl_dtype_is_signed(tl_dtype dt)
 {
     int k = tl_dtype_table[dt].kind;
     return k == TL_KIND_INT || k == TL_KIND_FLOAT || k == TL_KIND_COMPLEX;
+}
+
+bool tl_dtype_is_float8(tl_dtype dt)
+{
+    return dt == TL_DTYPE_FLOAT8_E4M3FN || dt == TL_DTYPE_FLOAT8_E5M2;
 }
 
 bool tl_dtype_is_integral(tl_dtype dt, bool include_bool)

@@ -15,6 +15,7 @@
 #include "shape.h"
 #include "tensorlib/device_table.h"
 #include "tensorlib/ops.h"
+#include "tensorlib/cow.h"
 
 /* Note [Iterator build steps]
  * tl_iter_build runs, in order:
@@ -62,6 +63,8 @@ static const int dtype_align_table[TL_DTYPE_COUNT] = {
     [TL_DTYPE_FLOAT64] = _Alignof(double),
     [TL_DTYPE_COMPLEX64] = _Alignof(tl_c64),
     [TL_DTYPE_COMPLEX128] = _Alignof(tl_c128),
+    [TL_DTYPE_FLOAT8_E4M3FN] = 1,
+    [TL_DTYPE_FLOAT8_E5M2] = 1,
 };
 
 int tl_dtype_align(int dt) { return dtype_align_table[dt]; }
@@ -667,7 +670,10 @@ static int build_same_shape(tl_iter *it, const tl_iter_config *c)
         if (!o) {
             continue;
         }
-        if (c->check_writable && !tl_tensor_is_writable(o)) {
+        /* A lazy clone's output takes the general path, whose writable
+         * check materialises it (Note [Copy-on-write storages]). */
+        if (c->check_writable && (!tl_tensor_is_writable(o) ||
+                                  tl_storage_is_cow(o->storage))) {
             return 0;
         }
         const char *lo = tl_impl_data(o);

@@ -1,10 +1,23 @@
-/* csrc/core/kernels_copy.c — element conversions between the 15 dtypes,
+/* csrc/core/kernels_copy.c — element conversions between the 17 dtypes,
  * the copy loops built on them (contiguous rows, cache-blocked transposed
  * tiles) and the fill loop.  Pure loops over memory the iterator handed
  * over: no allocation, no tensor metadata. */
 #include <stdint.h>
 
+#include "float8.h"
 #include "kernels.h"
+
+/* The dtype lists of this file: every dtype of kernels.h plus the float8
+ * storage dtypes, which only conversions and copies know. */
+#define T_f8e4 uint8_t
+#define T_f8e5 uint8_t
+#define CL_f8e4 F8
+#define CL_f8e5 F8
+#define COPY_FOR_EACH_DTYPE(X)                                              \
+    TL_FOR_EACH_DTYPE(X) X(f8e4, FLOAT8_E4M3FN) X(f8e5, FLOAT8_E5M2)
+#define COPY_FOR_EACH_DTYPE_WITH(X, S)                                      \
+    TL_FOR_EACH_DTYPE_WITH(X, S) X(S, f8e4, FLOAT8_E4M3FN)                  \
+    X(S, f8e5, FLOAT8_E5M2)
 
 TL_KERNEL_OPTIMIZE
 
@@ -21,7 +34,12 @@ TL_KERNEL_OPTIMIZE
  *   2^53 first rounds to odd at 53 bits, which keeps the final rounding
  *   exact), float32 through the float routine;
  * - complex to real: the real part (NumPy does the same, with a
- *   ComplexWarning); real to complex: imaginary part 0. */
+ *   ComplexWarning); real to complex: imaginary part 0;
+ * - to float8: rounds once, to nearest even, from the source value as a
+ *   double (exact for every source but int64/uint64, which round to odd
+ *   at 53 bits first, keeping the final rounding exact), with PyTorch's
+ *   NaN and overflow rules (Note [Float8 conversions] in float8.h); from
+ *   float8: exact (through float). */
 
 #define CV(S, D, x) CV1_(CL_##S, CL_##D, S, D, x)
 #define CV1_(cs, cd, S, D, x) CV2_(cs, cd, S, D, x)
@@ -102,6 +120,30 @@ TL_KERNEL_OPTIMIZE
 #define CV_CPX_BF16(S, D, x) BF_FROM_##S(x)
 #define CV_CPX_CPX(S, D, x) ((T_##D)(x))
 
+#define F8_FROM_f8e4(x) tl_f8e4m3fn_from_double(x)
+#define F8_FROM_f8e5(x) tl_f8e5m2_from_double(x)
+#define F8_TO_f8e4(x) tl_f8e4m3fn_to_float(x)
+#define F8_TO_f8e5(x) tl_f8e5m2_to_float(x)
+#define CV_BOOL_F8(S, D, x) F8_FROM_##D((x) != 0 ? 1.0 : 0.0)
+#define CV_INT_F8(S, D, x) F8_FROM_##D(I2D_##S(x))
+#define CV_FLT_F8(S, D, x) F8_FROM_##D((double)(x))
+#define CV_HALF_F8(S, D, x) F8_FROM_##D((double)tl_k_half_to_float(x))
+#define CV_BF16_F8(S, D, x) F8_FROM_##D((double)tl_k_bf16_to_float(x))
+#define CV_CPX_F8(S, D, x) F8_FROM_##D((double)RE_##S(x))
+#define CV_F8_BOOL(S, D, x) ((T_##D)(((x) & 0x7fu) != 0))
+#define CV_F8_INT(S, D, x) sat_##D((double)F8_TO_##S(x))
+#define CV_F8_FLT(S, D, x) ((T_##D)F8_TO_##S(x))
+#define CV_F8_HALF(S, D, x) tl_k_half_from_float(F8_TO_##S(x))
+#define CV_F8_BF16(S, D, x) tl_k_bf16_from_float(F8_TO_##S(x))
+#define CV_F8_CPX(S, D, x) ((T_##D)(RT_##D)F8_TO_##S(x))
+/* Between the two float8s: the bits as they are for the same dtype (a
+ * copy keeps NaN payloads), else one rounding of the exact value. */
+#define CV_F8_F8(S, D, x) F8_F8_##S##_##D(x)
+#define F8_F8_f8e4_f8e4(x) (x)
+#define F8_F8_f8e5_f8e5(x) (x)
+#define F8_F8_f8e4_f8e5(x) F8_FROM_f8e5((double)F8_TO_f8e4(x))
+#define F8_F8_f8e5_f8e4(x) F8_FROM_f8e4((double)F8_TO_f8e5(x))
+
 /* The 1-D converter S -> D.  Same-dtype contiguous runs are a memcpy. */
 #define DEF_CVT(S, D, DN)                                                   \
     TL_MULTIVERSION                                                         \
@@ -135,10 +177,10 @@ TL_KERNEL_OPTIMIZE
 
 /* The dtype code of each short name (for the same-dtype memcpy test). */
 #define DEF_SRC_DT(N, DN) enum { cvt_src_dt_##N = TL_DTYPE_##DN };
-TL_FOR_EACH_DTYPE(DEF_SRC_DT)
+COPY_FOR_EACH_DTYPE(DEF_SRC_DT)
 
-#define DEF_CVT_ROW(N, DN) TL_FOR_EACH_DTYPE_WITH(DEF_CVT, N)
-TL_FOR_EACH_DTYPE(DEF_CVT_ROW)
+#define DEF_CVT_ROW(N, DN) COPY_FOR_EACH_DTYPE_WITH(DEF_CVT, N)
+COPY_FOR_EACH_DTYPE(DEF_CVT_ROW)
 
 /* Note [Blocked transposed copy]
  * A copy whose source walks its inner dim with a large stride while its
@@ -194,20 +236,20 @@ static void copy2d(tl_cvt_fn cvt, int64_t dsz, int64_t ssz, char **data,
         copy2d(cvt_##S##_##D, sizeof(T_##D), sizeof(T_##S), data, st, n0,   \
                n1);                                                         \
     }
-#define DEF_COPY2D_ROW(N, DN) TL_FOR_EACH_DTYPE_WITH(DEF_COPY2D, N)
-TL_FOR_EACH_DTYPE(DEF_COPY2D_ROW)
+#define DEF_COPY2D_ROW(N, DN) COPY_FOR_EACH_DTYPE_WITH(DEF_COPY2D, N)
+COPY_FOR_EACH_DTYPE(DEF_COPY2D_ROW)
 
 #define CVT_ENTRY(S, D, DN) [TL_DTYPE_##DN] = cvt_##S##_##D,
 #define CVT_ROW(N, DN)                                                      \
-    [TL_DTYPE_##DN] = {TL_FOR_EACH_DTYPE_WITH(CVT_ENTRY, N)},
+    [TL_DTYPE_##DN] = {COPY_FOR_EACH_DTYPE_WITH(CVT_ENTRY, N)},
 static const tl_cvt_fn cvt_table[TL_DTYPE_COUNT][TL_DTYPE_COUNT] = {
-    TL_FOR_EACH_DTYPE(CVT_ROW)};
+    COPY_FOR_EACH_DTYPE(CVT_ROW)};
 
 #define COPY_ENTRY(S, D, DN) [TL_DTYPE_##DN] = copy2d_##S##_##D,
 #define COPY_ROW(N, DN)                                                     \
-    [TL_DTYPE_##DN] = {TL_FOR_EACH_DTYPE_WITH(COPY_ENTRY, N)},
+    [TL_DTYPE_##DN] = {COPY_FOR_EACH_DTYPE_WITH(COPY_ENTRY, N)},
 static const tl_iter_loop2d copy_table[TL_DTYPE_COUNT][TL_DTYPE_COUNT] = {
-    TL_FOR_EACH_DTYPE(COPY_ROW)};
+    COPY_FOR_EACH_DTYPE(COPY_ROW)};
 
 tl_cvt_fn tl_cvt_get(int src, int dst) { return cvt_table[src][dst]; }
 

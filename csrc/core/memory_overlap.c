@@ -37,6 +37,14 @@ bool tl_may_share_memory(const tl_tensor_impl *a, const tl_tensor_impl *b)
         !tl_device_eq(a->device, b->device)) {
         return false;
     }
+    /* Lazy clones share bytes but not memory: a write to either side
+     * gives it its own (Note [Copy-on-write storages] in cow.c). */
+    if (a->storage != b->storage &&
+        ((atomic_load_explicit(&a->storage->cow, memory_order_relaxed) |
+          atomic_load_explicit(&b->storage->cow, memory_order_relaxed)) &
+         TL_COW_SHARED)) {
+        return false;
+    }
     int64_t alo, ahi, blo, bhi;
     extent(a, &alo, &ahi);
     extent(b, &blo, &bhi);

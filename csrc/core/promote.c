@@ -35,6 +35,11 @@ tl_dtype tl_promote_types(tl_dtype a, tl_dtype b)
     if (a == b) {
         return a;
     }
+    /* PyTorch promotes float8 with nothing: the float8 operand's dtype
+     * stands, so that the op refuses it (no kernel has a float8 row). */
+    if (tl_dtype_is_float8(a) || tl_dtype_is_float8(b)) {
+        return tl_dtype_is_float8(a) ? a : b;
+    }
     int ka = tl_dtype_kind_of(a), kb = tl_dtype_kind_of(b);
     if (ka == TL_KIND_BOOL) {
         return b;
@@ -93,7 +98,12 @@ static int combine(int higher, int lower)
     if (lower < 0) {
         return higher;
     }
-    int kh = tl_dtype_kind_of(higher), kl = tl_dtype_kind_of(lower);
+    if (tl_dtype_is_float8((tl_dtype)higher) ||
+        tl_dtype_is_float8((tl_dtype)lower)) { /* as tl_promote_types */
+        return tl_dtype_is_float8((tl_dtype)higher) ? higher : lower;
+    }
+    int kh = tl_dtype_kind_of((tl_dtype)higher);
+    int kl = tl_dtype_kind_of((tl_dtype)lower);
     if (kh == TL_KIND_COMPLEX) {
         return higher;
     }

@@ -9,6 +9,7 @@
 #include "device_impl.h"
 #include "shape.h"
 #include "tensor_impl.h"
+#include "tensorlib/cow.h"
 
 /* ---- storage ------------------------------------------------------------ */
 
@@ -33,6 +34,7 @@ static tl_storage *storage_make_ex(tl_block *b, int64_t offset,
     s->resizable = resizable;
     atomic_init(&s->exports, 0);
     s->pyobj = NULL;
+    atomic_init(&s->cow, 0);
     return s;
 }
 
@@ -77,6 +79,11 @@ tl_storage *tl_storage_from_block(tl_block *b, int64_t offset, int64_t nbytes)
 tl_storage *tl_storage_sub(tl_storage *s, int64_t offset, int64_t nbytes)
 {
     int64_t end;
+    /* A sub-storage aliases s's bytes: s must own them first (Note
+     * [Copy-on-write storages] in cow.c). */
+    if (tl_storage_cow_materialize(s) < 0) {
+        return NULL;
+    }
     if (offset < 0 || nbytes < 0 || tl_add_overflow_i64(offset, nbytes, &end)
         || end > s->nbytes) {
         tl_error(TL_ERR_SHAPE,
@@ -547,14 +554,21 @@ bool tl_tensor_is_contiguous(const tl_tensor_impl *t, tl_memory_format fmt)
 
 bool tl_tensor_is_writable(const tl_tensor_impl *t)
 {
+    /* A lazy clone is a copy: writable over a read-only block (the first
+     * write gives it a block of its own). */
     return !(t->flags & TL_FLAG_READONLY_VIEW) &&
-           !(t->storage->block->flags & TL_BLOCK_READONLY);
+           (!(t->storage->block->flags & TL_BLOCK_READONLY) ||
+            (atomic_load_explicit(&t->storage->cow, memory_order_relaxed) &
+             TL_COW_COPY));
 }
 
 int tl_tensor_check_writable(const tl_tensor_impl *t)
 {
     if (tl_tensor_is_writable(t)) {
-        return 0;
+        /* Every write path passes here before it touches data: a
+         * copy-on-write storage gets its own bytes now (Note
+         * [Copy-on-write storages] in cow.c). */
+        return tl_storage_cow_materialize(t->storage);
     }
     return tl_error(TL_ERR_READONLY,
                     "assignment destination is read-only (a %s tensor of "
@@ -666,6 +680,7 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
     s->block = nb;
     s->offset = 0;
     s->nbytes = nbytes;
+    atomic_store(&s->cow, 0); /* the new block is s's own */
     tl_block_decref(old);
     return 0;
 }

@@ -26,6 +26,17 @@ struct tl_storage {
     bool resizable;           /* may get a new block on resize */
     atomic_llong exports;     /* live buffer/NumPy/DLPack exports */
     void *pyobj;              /* borrowed back-pointer (csrc/python) */
+    /* TL_COW_* bits (Note [Copy-on-write storages] in cow.c): block is
+     * shared with other lazy clones; 0 for every other storage. */
+    atomic_uchar cow;
+};
+
+enum {
+    TL_COW_SHARED = 1u << 0, /* block shared copy-on-write */
+    TL_COW_COPY = 1u << 1,   /* a lazy clone: writable (it is a copy) even
+                                over a read-only block */
+    TL_COW_NEVER = 1u << 2,  /* memory handed out untracked
+                                (__array_interface__): never shared lazily */
 };
 
 struct tl_version {

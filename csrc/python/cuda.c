@@ -432,6 +432,14 @@ static PyObject *t_cuda_array_interface(PyObject *self, void *closure)
         return NULL;
     }
     t->storage->resizable = false;
+    /* Untracked memory: a lazy clone copies first, and it is never shared
+     * copy-on-write again (Note [Copy-on-write storages]). */
+    if (tl_storage_cow_prepare_export(t->storage) < 0) {
+        Py_DECREF(shape);
+        Py_DECREF(strides);
+        return tl_py_raise(tl_state_of(self));
+    }
+    atomic_fetch_or(&t->storage->cow, TL_COW_NEVER);
     s = o->current_stream(t->device.index);
     return Py_BuildValue(
         "{s:N,s:s,s:[(s,s)],s:(NO),s:N,s:i,s:L}", "shape", shape, "typestr",

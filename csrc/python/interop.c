@@ -205,6 +205,13 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
         }
     }
     bool versioned = major >= 1;
+    if (tl_dtype_is_float8((tl_dtype)t->dtype)) {
+        PyErr_Format(PyExc_BufferError,
+                     "__dlpack__: %s has no type code in the DLPack version "
+                     "tensorlib follows; convert first, e.g. "
+                     "t.to(tensorlib.float32)", tl_dtype_info_of(t->dtype)->name);
+        return NULL;
+    }
     bool readonly = !tl_tensor_is_writable(t);
     tl_tensor_impl *src = t;
     if (readonly && !versioned && copy != 1) {
@@ -223,6 +230,11 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
         readonly = false;
     } else {
         tl_tensor_incref(src);
+    }
+    /* The consumer may write: a lazy clone gets its own bytes first. */
+    if (tl_storage_cow_prepare_export(src->storage) < 0) {
+        tl_tensor_decref(src);
+        return tl_py_raise(st);
     }
     const int nd = src->ndim;
     dl_export *e = calloc(1, sizeof(dl_export) + 2 * (size_t)nd * 8);
@@ -571,6 +583,13 @@ static PyObject *t_array_interface(PyObject *self, void *c)
     /* The consumer's lifetime is unknown: the storage may never be
      * resized again (as PyTorch does for .numpy()). */
     t->storage->resizable = false;
+    /* Nor can it be shared copy-on-write from now on. */
+    if (tl_storage_cow_prepare_export(t->storage) < 0) {
+        Py_DECREF(shape);
+        Py_DECREF(strides);
+        return tl_py_raise(tl_state_of(self));
+    }
+    atomic_fetch_or(&t->storage->cow, TL_COW_NEVER);
     return Py_BuildValue("{s:N,s:s,s:(NO),s:N,s:i}", "shape", shape,
                          "typestr", typestr, "data",
                          PyLong_FromVoidPtr(tl_impl_data(t)),

@@ -134,7 +134,7 @@ PyGetSetDef tl_memory_tensor_getset[] = {
 static PyObject *stats_dict(const tl_alloc_stats *s)
 {
     return Py_BuildValue(
-        "{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+        "{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
         "active_bytes", (long long)s->active_bytes,
         "active_bytes_peak", (long long)s->active_bytes_peak,
         "reserved_bytes", (long long)s->reserved_bytes,
@@ -144,7 +144,8 @@ static PyObject *stats_dict(const tl_alloc_stats *s)
         "cache_hits", (long long)s->cache_hits,
         "cache_misses", (long long)s->cache_misses,
         "largest_free_block", (long long)s->largest_free_block,
-        "fragmentation_bytes", (long long)s->fragmentation_bytes);
+        "fragmentation_bytes", (long long)s->fragmentation_bytes,
+        "mapped_bytes", (long long)s->mapped_bytes);
 }
 
 static PyObject *py_memory_stats(PyObject *m, PyObject *const *args,

@@ -72,7 +72,8 @@ static int module_exec(PyObject *m)
         return -1;
     }
     if (tl_vecmath_init(m, st) < 0 || tl_complex_init(m, st) < 0 ||
-        tl_sortscan_init(m, st) < 0) {
+        tl_sortscan_init(m, st) < 0 ||
+        add_methods(m, tl_files_functions) < 0) {
         return -1;
     }
     return 0;

@@ -15,11 +15,68 @@
 
 /* Maps a NumPy descr to a tensorlib dtype.  Returns 0, or -1 with TypeError
  * (a dtype tensorlib lacks) or ValueError (non-native byte order). */
+/* ---- float8 through ml_dtypes (an optional extra) ----------------------- */
+
+/* The ml_dtypes scalar type of a float8 dtype.  Returns: new reference,
+ * or NULL with a TypeError saying to install ml_dtypes. */
+static PyObject *ml_dtypes_type(tl_dtype dt)
+{
+    PyObject *mod = PyImport_ImportModule("ml_dtypes");
+    if (!mod) {
+        if (PyErr_ExceptionMatches(PyExc_ImportError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "NumPy has no %s dtype of its own: install the "
+                         "optional ml_dtypes package (pip install "
+                         "ml_dtypes) for NumPy arrays of it, or convert "
+                         "first, e.g. t.to(tensorlib.float32)",
+                         tl_dtype_info_of(dt)->name);
+        }
+        return NULL;
+    }
+    PyObject *tp = PyObject_GetAttrString(mod, tl_dtype_info_of(dt)->name);
+    Py_DECREF(mod);
+    return tp;
+}
+
+/* The tensorlib float8 dtype of an ml_dtypes descriptor: the dtype, -1
+ * when d is not one (or ml_dtypes was never imported), -2 on error. */
+static int ml_dtypes_float8_of(PyArray_Descr *d)
+{
+    if (PyDataType_ELSIZE(d) != 1) {
+        return -1;
+    }
+    PyObject *mods = PyImport_GetModuleDict();
+    PyObject *mod = mods ? PyDict_GetItemString(mods, "ml_dtypes") : NULL;
+    if (!mod) {
+        return -1;
+    }
+    static const tl_dtype f8[] = {TL_DTYPE_FLOAT8_E4M3FN,
+                                  TL_DTYPE_FLOAT8_E5M2};
+    for (int i = 0; i < 2; i++) {
+        PyObject *tp = PyObject_GetAttrString(mod,
+                                              tl_dtype_info_of(f8[i])->name);
+        if (!tp) {
+            PyErr_Clear();
+            continue;
+        }
+        bool same = tp == (PyObject *)d->typeobj;
+        Py_DECREF(tp);
+        if (same) {
+            return (int)f8[i];
+        }
+    }
+    return -1;
+}
+
 static int descr_to_tl(PyArray_Descr *d, tl_dtype *out)
 {
     int size = (int)PyDataType_ELSIZE(d);
-    int dt = -1;
-    switch (d->kind) {
+    int dt = ml_dtypes_float8_of(d);
+    if (dt == -2) {
+        return -1;
+    }
+    switch (dt >= 0 ? 0 : d->kind) {
     case 'b':
         dt = TL_DTYPE_BOOL;
         break;
@@ -64,6 +121,16 @@ static int descr_to_tl(PyArray_Descr *d, tl_dtype *out)
  * (bfloat16 has none). */
 static PyArray_Descr *tl_to_descr(tl_dtype dt)
 {
+    if (tl_dtype_is_float8(dt)) {
+        PyArray_Descr *d = NULL;
+        PyObject *tp = ml_dtypes_type(dt);
+        if (!tp) {
+            return NULL;
+        }
+        int ok = PyArray_DescrConverter(tp, &d);
+        Py_DECREF(tp);
+        return ok ? d : NULL;
+    }
     char c = tl_dtype_info_of(dt)->numpy_char;
     if (!c) {
         PyErr_Format(PyExc_TypeError,
@@ -178,6 +245,10 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
                         "did not ask for strides");
         return -1;
     }
+    /* The consumer may write: a lazy clone gets its own bytes first. */
+    if (tl_storage_cow_prepare_export(t->storage) < 0) {
+        return tl_py_raise_int(tl_state_of(self));
+    }
     export_info *ex = PyMem_Malloc(sizeof(export_info) +
                                    2 * (size_t)(t->ndim ? t->ndim : 1) *
                                        sizeof(Py_ssize_t));
@@ -284,6 +355,10 @@ PyObject *tl_py_to_numpy(tl_mstate *st, PyObject *self)
         strides[d] = (npy_intp)(t->strides[d] * isz);
     }
     int flags = tl_tensor_is_writable(t) ? NPY_ARRAY_WRITEABLE : 0;
+    if (tl_storage_cow_prepare_export(t->storage) < 0) {
+        Py_DECREF(descr);
+        return tl_py_raise(st);
+    }
     ExporterObject *ex = PyObject_New(ExporterObject, st->ExporterType);
     if (!ex) {
         Py_DECREF(descr);

@@ -975,6 +975,12 @@ static PyObject *f_promote_types(PyObject *m, PyObject *const *args,
         tl_py_parse_dtype(st, args[1], &b) < 0) {
         return NULL;
     }
+    if (a != b && (tl_dtype_is_float8(a) || tl_dtype_is_float8(b))) {
+        PyErr_Format(PyExc_TypeError, "promotion for float8 types is not "
+                     "supported, attempted to promote %s and %s",
+                     tl_dtype_info_of(a)->name, tl_dtype_info_of(b)->name);
+        return NULL;
+    }
     return tl_py_dtype(st, tl_promote_types(a, b));
 }
 

@@ -146,6 +146,8 @@ extern PyMethodDef tl_linalg_tensor_methods[]; /* linalg.c */
 extern PyType_Slot tl_linalg_tensor_slots[];   /* linalg.c: @, @= */
 /* linalg.c: matmul and the private _lapack_* functions.  Returns 0 / -1. */
 int tl_linalg_init(PyObject *m, tl_mstate *st);
+extern PyMethodDef tl_files_functions[];      /* files.c: module level */
+extern PyMethodDef tl_files_tensor_methods[]; /* files.c: lazy_clone */
 
 /* Converts a Python or NumPy scalar: 1 and *out filled, 0 when o is not a
  * scalar, -1 on error (OverflowError for ints beyond uint64). */

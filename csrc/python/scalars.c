@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "../core/float8.h"
 
 /* A Python scalar classified: which kind and its value. */
 typedef struct {
@@ -159,6 +160,12 @@ static int store_float(double f, tl_dtype dt, void *dst)
         memcpy(dst, &h, 2);
         return 0;
     }
+    case TL_DTYPE_FLOAT8_E4M3FN:
+        *(uint8_t *)dst = tl_f8e4m3fn_from_double(f);
+        return 0;
+    case TL_DTYPE_FLOAT8_E5M2:
+        *(uint8_t *)dst = tl_f8e5m2_from_double(f);
+        return 0;
     case TL_DTYPE_FLOAT32: {
         float v = (float)f;
         memcpy(dst, &v, 4);
@@ -296,6 +303,11 @@ PyObject *tl_py_load_scalar(tl_dtype dt, const void *src)
         memcpy(&h, src, 2);
         return PyFloat_FromDouble(tl_bf16_to_float(h));
     }
+    case TL_DTYPE_FLOAT8_E4M3FN:
+        return PyFloat_FromDouble(
+            tl_f8e4m3fn_to_float(*(const uint8_t *)src));
+    case TL_DTYPE_FLOAT8_E5M2:
+        return PyFloat_FromDouble(tl_f8e5m2_to_float(*(const uint8_t *)src));
     case TL_DTYPE_COMPLEX64: {
         float v[2];
         memcpy(v, src, 8);

@@ -654,7 +654,8 @@ int tl_tensor_type_init(PyObject *m, tl_mstate *st)
                              tl_interop_tensor_methods,
                              tl_memory_tensor_methods,
                              tl_cuda_tensor_methods,
-                             tl_linalg_tensor_methods, NULL};
+                             tl_linalg_tensor_methods,
+                             tl_files_tensor_methods, NULL};
     const void *getsets[] = {tensor_getset, tl_view_tensor_getset,
                              tl_interop_tensor_getset,
                              tl_memory_tensor_getset,

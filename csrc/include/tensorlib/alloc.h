@@ -26,6 +26,9 @@ typedef struct tl_alloc_stats {
     int64_t cache_misses;        /* allocations that needed new segments */
     int64_t largest_free_block;  /* largest cached block, bytes */
     int64_t fragmentation_bytes; /* reserved - active: rounding + cache */
+    int64_t mapped_bytes;        /* file mappings (tensorlib/mapped.h);
+                                    0 for allocators, filled in by
+                                    tl_registry_stats for CPU */
 } tl_alloc_stats;
 
 #define TL_ALLOCATOR_ABI_VERSION 1

@@ -24,6 +24,10 @@ typedef enum tl_dtype {
     TL_DTYPE_FLOAT64,
     TL_DTYPE_COMPLEX64,
     TL_DTYPE_COMPLEX128,
+    /* Storage dtypes (Note [Float8 conversions] in csrc/core/float8.h):
+     * casts, copies, views, printing and files; no arithmetic. */
+    TL_DTYPE_FLOAT8_E4M3FN,
+    TL_DTYPE_FLOAT8_E5M2,
     TL_DTYPE_COUNT
 } tl_dtype;
 
@@ -65,6 +69,8 @@ TL_API bool tl_dtype_is_floating(tl_dtype dt); /* float16..float64 */
 TL_API bool tl_dtype_is_complex(tl_dtype dt);
 TL_API bool tl_dtype_is_signed(tl_dtype dt);   /* ints, floats, complex */
 TL_API bool tl_dtype_is_integral(tl_dtype dt, bool include_bool);
+/* float8_e4m3fn or float8_e5m2: storage only, no arithmetic. */
+TL_API bool tl_dtype_is_float8(tl_dtype dt);
 
 /* Scalar conversions (round to nearest even; NaN stays NaN; overflow goes
  * to infinity).  The from_double forms round once, from the double. */

@@ -21,5 +21,7 @@
 #include "tensorlib/device_table.h"
 #include "tensorlib/dlpack_abi.h"
 #include "tensorlib/random.h"
+#include "tensorlib/mapped.h"
+#include "tensorlib/cow.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
