@@ -96,7 +96,8 @@ int tl_storage_cow_materialize(tl_storage *s)
         return 0;
     }
     tl_block *b = s->block;
-    if (b->owner && !b->chunk && tl_block_refcount(b) == 1) {
+    if (b->owner && !tl_block_has_owner_hooks(b) &&
+        tl_block_refcount(b) == 1) {
         /* The last holder of tensorlib's memory takes it over. */
         atomic_store_explicit(&s->cow, 0, memory_order_release);
         pthread_mutex_unlock(&cow_mu);
@@ -152,7 +153,7 @@ tl_tensor_impl *tl_tensor_lazy_clone(tl_tensor_impl *t)
     /* Memory someone else may write behind our checks (NumPy, DLPack, a
      * shared file mapping) is copied at once; only tensorlib's own memory
      * and private file mappings are shared lazily. */
-    bool eager = b->chunk != NULL ||
+    bool eager = tl_block_has_owner_hooks(b) ||
                  (b->owner == NULL && !tl_block_is_private_mapping(b)) ||
                  !(t->flags & TL_FLAG_ALLOW_METADATA_CHANGE) ||
                  atomic_load(&s->exports) > 0 ||
