@@ -23,5 +23,10 @@
 #include "tensorlib/random.h"
 #include "tensorlib/mapped.h"
 #include "tensorlib/cow.h"
+#include "tensorlib/op_table.h"
+#include "tensorlib/linalg.h"
+#include "tensorlib/joinindex.h"
+#include "tensorlib/sortscan.h"
+#include "tensorlib/view_complex.h"
 
 #endif /* TENSORLIB_TENSORLIB_H */
