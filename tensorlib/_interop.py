@@ -128,3 +128,6 @@ def install():
     T.__reduce_ex__ = _tensor_reduce_ex
     T.__copy__ = _tensor_copy
     T.__deepcopy__ = _tensor_deepcopy
+    from . import _numpy_dispatch
+
+    _numpy_dispatch.install()

@@ -1,0 +1,425 @@
+"""NumPy's dispatch protocols on Tensor (NEP 13 __array_ufunc__, NEP 18
+__array_function__, NEP 35 like=): ops tensorlib has run in tensorlib and
+return Tensors (values as NumPy's on the same inputs); everything else is
+NumPy's answer on zero-copy views, never a new error."""
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+import tensorlib as tl
+from tensorlib import _numpy_dispatch as nd
+
+from _ops_common import rng_for
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::RuntimeWarning", "ignore:.where. used without:UserWarning")
+
+
+def tl_name(ufunc):
+    return nd.UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
+
+
+def has(name):
+    return hasattr(tl, name)
+
+
+def layouts(shape, seed):
+    """(tensor, ndarray) pairs of the same values in several layouts:
+    contiguous, transposed, sliced, flipped (negative strides), 0-d."""
+    rng = rng_for("dispatch", seed, shape)
+    a = rng.uniform(0.25, 2.0, size=shape).astype(np.float32)
+    base = tl.tensor(a)
+    yield base, a
+    if len(shape) >= 2:
+        yield base.transpose(0, 1), a.T
+        yield base[::2], a[::2]
+    yield base.flip(0), a[::-1]
+    yield tl.tensor(a[(0,) * len(shape)]), np.asarray(a[(0,) * len(shape)])
+
+
+UNARY = [np.sin, np.cos, np.tan, np.tanh, np.exp, np.exp2, np.expm1, np.log,
+         np.log2, np.log10, np.log1p, np.sqrt, np.square, np.absolute,
+         np.fabs, np.negative, np.sign, np.floor, np.ceil, np.trunc, np.rint,
+         np.reciprocal, np.isnan, np.isinf, np.isfinite, np.logical_not,
+         np.arcsin, np.arctan, np.sinh, np.cosh, np.positive, np.signbit,
+         np.conjugate]
+BINARY = [np.add, np.subtract, np.multiply, np.true_divide, np.divide,
+          np.power, np.maximum, np.minimum, np.equal, np.not_equal, np.less,
+          np.less_equal, np.greater, np.greater_equal, np.floor_divide,
+          np.remainder, np.logical_and, np.logical_or, np.logical_xor,
+          np.arctan2, np.fmod, np.hypot, np.copysign, np.fmax, np.fmin]
+
+
+@pytest.mark.parametrize("uf", UNARY, ids=lambda u: u.__name__)
+def test_unary_ufunc(uf):
+    expect_tensor = has(tl_name(uf))
+    for t, a in layouts((3, 4), uf.__name__):
+        r = uf(t)
+        assert isinstance(r, tl.Tensor) == expect_tensor, type(r)
+        want = uf(a.astype(np.float32))
+        got = np.asarray(r)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.astype(want.dtype), want, rtol=2e-6,
+                                   atol=1e-6)
+
+
+@pytest.mark.parametrize("uf", BINARY, ids=lambda u: u.__name__)
+def test_binary_ufunc(uf):
+    expect_tensor = has(tl_name(uf))
+    for (t, a), (u, b) in zip(layouts((4, 3), 1), layouts((4, 3), 2)):
+        for x, y, ax, by in [(t, u, a, b), (t, 1.5, a, np.float32(1.5)),
+                             (b, t, b, a)]:
+            r = uf(x, y)
+            assert isinstance(r, tl.Tensor) == expect_tensor, type(r)
+            want = uf(ax, by)
+            got = np.asarray(r)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.astype(want.dtype), want,
+                                       rtol=2e-6, atol=1e-6)
+
+
+def test_integer_and_bitwise_ufuncs():
+    rng = rng_for("bitwise")
+    a = rng.integers(0, 50, size=(5, 4)).astype(np.int32)
+    b = rng.integers(1, 4, size=(5, 4)).astype(np.int32)
+    t, u = tl.tensor(a), tl.tensor(b)
+    for uf in [np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift,
+               np.right_shift, np.floor_divide, np.remainder, np.add,
+               np.multiply, np.maximum]:
+        r = uf(t, u)
+        assert isinstance(r, tl.Tensor) == has(tl_name(uf)), uf
+        np.testing.assert_array_equal(np.asarray(r), uf(a, b))
+    r = np.invert(t)
+    assert isinstance(r, tl.Tensor)
+    np.testing.assert_array_equal(np.asarray(r), np.invert(a))
+
+
+def test_result_dtype_follows_tensorlib():
+    # int / int: PyTorch's float32 (NumPy says float64); values agree.
+    t = tl.tensor([1, 2, 3])
+    r = np.true_divide(t, 2)
+    assert isinstance(r, tl.Tensor) and r.dtype == tl.div(t, 2).dtype
+    np.testing.assert_allclose(np.asarray(r), [0.5, 1.0, 1.5])
+
+
+def test_ufunc_out_returns_same_object():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = tl.tensor(a)
+    out = tl.empty(2, 3)
+    r = np.add(t, 1, out=out)
+    assert r is out
+    np.testing.assert_array_equal(np.asarray(out), a + 1)
+    r = np.sin(t, out=(out,))
+    assert r is out
+    np.testing.assert_allclose(np.asarray(out), np.sin(a), rtol=1e-6)
+    # out= a transposed view: written through the view
+    base = tl.zeros(3, 2)
+    r = np.multiply(t, 2, out=base.transpose(0, 1))
+    np.testing.assert_array_equal(np.asarray(base), (a * 2).T)
+    # in-place on itself
+    np.negative(t, out=t)
+    np.testing.assert_array_equal(np.asarray(t), -a)
+
+
+def test_ufunc_out_fallback_writes_tensor():
+    # np.add with dtype= is not expressed in tensorlib: NumPy computes into
+    # the tensor's zero-copy view, and out is still the same object.
+    t = tl.tensor([1.0, 2.0])
+    out = tl.empty(2)
+    r = np.add(t, 1, out=out, casting="same_kind")
+    assert r is out
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 3.0])
+
+
+def test_ndarray_out_stays_numpy():
+    t = tl.tensor([1.0, 2.0])
+    out = np.empty(2, dtype=np.float32)
+    r = np.add(t, 1, out=out)
+    assert r is out
+    np.testing.assert_array_equal(out, [2.0, 3.0])
+
+
+def test_operators_with_ndarray():
+    a = np.arange(6.0).reshape(2, 3)
+    t = tl.tensor(np.ones((2, 3), dtype=np.float32))
+    for r in (a + t, t + a, a * t, t - a, a - t, a > t, a / t):
+        assert isinstance(r, tl.Tensor)
+    np.testing.assert_allclose(np.asarray(a - t), a - 1)
+    np.testing.assert_allclose(np.asarray(t - a), 1 - a)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None, (0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_ufunc_reduce(axis, keepdims):
+    for t, a in layouts((3, 4), "reduce"):
+        if a.ndim < 2 and axis not in (None, 0, -1):
+            continue
+        for uf in [np.add, np.multiply, np.maximum, np.minimum]:
+            r = uf.reduce(t, axis=axis, keepdims=keepdims)
+            assert isinstance(r, tl.Tensor)
+            want = uf.reduce(a, axis=axis, keepdims=keepdims)
+            np.testing.assert_allclose(np.asarray(r), want, rtol=1e-5)
+        b = a > 1
+        for uf in [np.logical_and, np.logical_or]:
+            r = uf.reduce(tl.tensor(b), axis=axis, keepdims=keepdims)
+            assert isinstance(r, tl.Tensor)
+            np.testing.assert_array_equal(
+                np.asarray(r), uf.reduce(b, axis=axis, keepdims=keepdims))
+
+
+def test_ufunc_reduce_default_axis_and_out():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = tl.tensor(a)
+    r = np.add.reduce(t)  # NumPy's default axis=0
+    np.testing.assert_array_equal(np.asarray(r), a.sum(0))
+    out = tl.empty(4)
+    assert np.add.reduce(t, axis=0, out=out) is out
+    np.testing.assert_array_equal(np.asarray(out), a.sum(0))
+
+
+def test_ufunc_methods_fall_back():
+    a = np.arange(4, dtype=np.float32)
+    t = tl.tensor(a)
+    r = np.add.outer(t, t)
+    np.testing.assert_array_equal(np.asarray(r), np.add.outer(a, a))
+    r = np.add.reduce(t, axis=0, initial=10.0)
+    assert not isinstance(r, tl.Tensor)
+    assert r == a.sum() + 10
+    r = np.add.reduce(t, axis=())
+    np.testing.assert_array_equal(np.asarray(r), a)
+    r = np.add.accumulate(t)
+    np.testing.assert_array_equal(np.asarray(r), np.cumsum(a))
+    # ufunc.at mutates the tensor's memory through the view
+    np.add.at(t, [0, 0], 1)
+    np.testing.assert_array_equal(np.asarray(t), [2, 1, 2, 3])
+
+
+def test_unimplemented_ufunc_falls_back():
+    t = tl.tensor([1.0, 4.0])
+    r = np.cbrt(t) if not has("cbrt") else np.frexp(t)[0]
+    assert isinstance(r, np.ndarray)
+    r = np.divmod(t, 3)  # two outputs
+    assert isinstance(r, tuple) and np.asarray(r[1]).tolist() == [1.0, 1.0]
+    r = np.add(t, 1, where=np.array([True, False]))  # a keyword tensorlib
+    assert isinstance(r, np.ndarray)                 # does not take
+
+
+@pytest.mark.parametrize("name", sorted(nd.REDUCTIONS))
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduction_functions(name, axis, keepdims):
+    f = getattr(np, name)
+    for t, a in layouts((3, 5), name):
+        if (a.ndim < 2 and axis not in (None, 0)) or (
+                a.ndim == 0 and axis is not None):
+            continue
+        if name in ("all", "any"):
+            t, a = t > 1, a > 1
+        r = f(t, axis=axis, keepdims=keepdims)
+        assert isinstance(r, tl.Tensor)
+        want = f(a, axis=axis, keepdims=keepdims)
+        assert np.asarray(r).shape == np.shape(want)
+        np.testing.assert_allclose(np.asarray(r), want, rtol=1e-5)
+
+
+def test_sum_dtype_out_and_where_fallback():
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    t = tl.tensor(a)
+    r = np.sum(t, axis=1, dtype=np.float64)
+    assert isinstance(r, tl.Tensor) and r.dtype == tl.float64
+    np.testing.assert_array_equal(np.asarray(r), a.sum(1))
+    out = tl.empty(3, dtype=tl.int64)
+    assert np.sum(t, axis=0, out=out) is out
+    np.testing.assert_array_equal(np.asarray(out), a.sum(0))
+    r = np.sum(t, where=a > 2)
+    assert not isinstance(r, tl.Tensor) and r == 3 + 4 + 5
+    assert np.max(t, initial=100) == 100
+
+
+def test_std_var_argmax():
+    for t, a in layouts((4, 3), "std"):
+        if a.ndim == 0:
+            continue
+        for f in (np.std, np.var):
+            for ddof in (0, 1):
+                r = f(t, axis=0, ddof=ddof)
+                assert isinstance(r, tl.Tensor)
+                np.testing.assert_allclose(np.asarray(r),
+                                           f(a, axis=0, ddof=ddof),
+                                           rtol=1e-5)
+        for f in (np.argmax, np.argmin):
+            r = f(t)
+            assert isinstance(r, tl.Tensor) and int(r) == f(a)
+            if a.ndim:
+                np.testing.assert_array_equal(np.asarray(f(t, axis=0)),
+                                              f(a, axis=0))
+
+
+def test_where():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    t = tl.tensor(a)
+    r = np.where(t > 0, t, 0.0)
+    assert isinstance(r, tl.Tensor)
+    np.testing.assert_array_equal(np.asarray(r), np.where(a > 0, a, 0.0))
+    r = np.where(a > 0, t, np.zeros(3, dtype=np.float32))  # broadcast
+    assert isinstance(r, tl.Tensor)
+    np.testing.assert_array_equal(np.asarray(r), np.where(a > 0, a, 0.0))
+    r = np.where(t > 0)  # one-argument form: NumPy's nonzero
+    assert isinstance(r, tuple)
+    np.testing.assert_array_equal(r[1], np.where(a > 0)[1])
+
+
+def test_shape_functions():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    t = tl.tensor(a)
+    cases = [
+        (np.transpose, (), {}), (np.transpose, ((1, 0, 2),), {}),
+        (np.reshape, ((6, 4),), {}), (np.swapaxes, (0, 2), {}),
+        (np.moveaxis, (0, -1), {}), (np.flip, (), {}), (np.flip, (1,), {}),
+        (np.expand_dims, (1,), {}), (np.ravel, (), {}),
+        (np.squeeze, (), {}), (np.broadcast_to, ((5, 2, 3, 4),), {}),
+        (np.clip, (3, 10), {}), (np.round, (), {}), (np.copy, (), {}),
+        (np.diagonal, (), {}), (np.zeros_like, (), {}),
+        (np.ones_like, (), {}), (np.full_like, (7,), {}),
+        (np.cumsum, (), {"axis": 1}),
+    ]
+    for f, args, kw in cases:
+        r = f(t, *args, **kw)
+        want = f(a, *args, **kw)
+        np.testing.assert_array_equal(np.asarray(r), want, err_msg=str(f))
+        name = f.__name__
+        impl_name = {"moveaxis": "movedim", "expand_dims": "unsqueeze",
+                     "ravel": "flatten", "copy": "clone",
+                     "transpose": "permute", "clip": "clamp",
+                     "cumsum": "cumsum"}.get(name, name)
+        assert isinstance(r, tl.Tensor) == has(impl_name), name
+    e = np.empty_like(t, dtype=np.float64)
+    assert isinstance(e, tl.Tensor) and e.dtype == tl.float64
+    x, y = np.broadcast_arrays(t, tl.tensor([1.0, 2.0, 3.0, 4.0]))
+    assert isinstance(x, tl.Tensor) and tuple(y.shape) == (2, 3, 4)
+    assert np.shares_memory(t, t[0]) and not np.shares_memory(t, t.clone())
+    assert np.may_share_memory(t, t[1])
+
+
+def test_concatenate_stack_sort_matmul():
+    rng = rng_for("cat")
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    t = tl.tensor(a)
+    cases = [
+        (np.concatenate, ([t, t],), ([a, a],), ("concatenate", "cat")),
+        (np.concatenate, ([t, t], 1), ([a, a], 1), ("concatenate", "cat")),
+        (np.stack, ([t, t],), ([a, a],), ("stack",)),
+        (np.sort, (t,), (a,), ("sort",)),
+        (np.sort, (t, 0), (a, 0), ("sort",)),
+        (np.matmul, (t, t.transpose(0, 1)), (a, a.T), ("matmul",)),
+    ]
+    for f, targs, aargs, names in cases:
+        r = f(*targs)
+        np.testing.assert_allclose(np.asarray(r), f(*aargs), rtol=1e-5,
+                                   atol=1e-6)
+        assert isinstance(r, tl.Tensor) == any(has(n) for n in names), f
+    r = np.concatenate([t, t], axis=None)  # flattening: NumPy's answer
+    np.testing.assert_array_equal(np.asarray(r), np.concatenate([a, a], None))
+    r = np.matmul(a, t.transpose(0, 1))  # an ndarray first dispatches too
+    np.testing.assert_allclose(np.asarray(r), a @ a.T, rtol=1e-5)
+
+
+def test_function_fallback_returns_numpy():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = tl.tensor(a)
+    r = np.linalg.norm(t)
+    assert r == pytest.approx(np.linalg.norm(a))
+    r = np.histogram(t, bins=3)
+    np.testing.assert_array_equal(r[0], np.histogram(a, bins=3)[0])
+    r = np.median(t)
+    assert r == np.median(a)
+    r = np.tile(t, 2)
+    assert isinstance(r, np.ndarray) and r.shape == (2, 6)
+    # an unknown keyword on an implemented function: NumPy decides
+    r = np.mean(t, axis=0, where=a > 0)
+    np.testing.assert_allclose(r, np.mean(a, axis=0, where=a > 0))
+    # what NumPy refuses, NumPy refuses
+    with pytest.raises(TypeError):
+        np.sum(t, bogus=1)
+
+
+def test_like_creation():
+    t = tl.tensor([1.0])
+    r = np.asarray([1.5, 2.5], like=t)
+    assert isinstance(r, tl.Tensor) and r.dtype == tl.float64
+    assert np.asarray([1, 2], like=t).dtype == tl.int64
+    r = np.asarray([1, 2], dtype=np.float32, like=t)
+    assert r.dtype == tl.float32 and r.tolist() == [1.0, 2.0]
+    a = np.arange(3.0)
+    r = np.asarray(a, like=t)
+    assert isinstance(r, tl.Tensor) and np.shares_memory(np.asarray(r), a)
+    r = np.array(a, like=t)
+    assert isinstance(r, tl.Tensor) and not np.shares_memory(
+        np.asarray(r), a)
+    assert np.asarray(t, like=t) is t
+    for f, args in [(np.empty, ((2, 3),)), (np.zeros, ((2, 3),)),
+                    (np.ones, (4,)), (np.full, ((2,), 7.5)),
+                    (np.arange, (5,)), (np.arange, (1, 7, 2)),
+                    (np.arange, (0.0, 1.0, 0.25)), (np.identity, (3,))]:
+        r = f(*args, like=t)
+        want = f(*args)
+        assert isinstance(r, tl.Tensor), f
+        assert np.asarray(r).dtype == want.dtype, f
+        assert tuple(r.shape) == want.shape
+        if f is not np.empty:
+            np.testing.assert_array_equal(np.asarray(r), want)
+    r = np.zeros((2, 2), dtype=np.int16, like=t)
+    assert r.dtype == tl.int16
+    assert np.ascontiguousarray(a, like=t).is_contiguous()
+    # what tensorlib cannot express: NumPy's array
+    r = np.array([1, 2], ndmin=3, like=t)
+    assert isinstance(r, np.ndarray) and r.shape == (1, 1, 2)
+    r = np.asarray(["a", "b"], like=t)
+    assert isinstance(r, np.ndarray)
+
+
+def test_numpy_dtypes_accepted():
+    for npd, tld in [(np.float32, tl.float32), (np.dtype("int16"), tl.int16),
+                     (np.bool_, tl.bool), (np.dtype(np.complex64),
+                                           tl.complex64)]:
+        assert tl.zeros(2, dtype=npd).dtype == tld
+        assert tl.tensor([1], dtype=npd).dtype == tld
+        assert tl.ones(2).to(npd).dtype == tld
+        assert tl.asarray([1], dtype=npd).dtype == tld
+        assert tl.sum(tl.ones(2), dtype=npd).dtype == tld
+
+
+def test_dispatch_leaks():
+    t = tl.tensor(np.arange(8, dtype=np.float32))
+    out = tl.empty(8)
+
+    def step():
+        np.sin(t)
+        np.add(t, 1, out=out)
+        np.add.reduce(t, axis=0)
+        np.sum(t, axis=0)
+        np.where(t > 2, t, 0.0)
+        np.add.outer(t, t)
+        np.median(t)
+        np.asarray([1.0], like=t)
+        np.zeros(3, like=t)
+        try:
+            np.sum(t, bogus=1)
+        except TypeError:
+            pass
+
+    for _ in range(20):
+        step()
+    gc.collect()
+    before = tl.memory_stats()
+    refs = sys.getrefcount(t), sys.getrefcount(out)
+    for _ in range(200):
+        step()
+    gc.collect()
+    after = tl.memory_stats()
+    assert (sys.getrefcount(t), sys.getrefcount(out)) == refs
+    for k in ("allocated_bytes.all.current", "num_allocs_live"):
+        if k in before:
+            assert after[k] == before[k], k
