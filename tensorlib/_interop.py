@@ -41,7 +41,9 @@ def asarray(obj, dtype=None, device=None, copy=None):
                     "{} needs a copy".format(a.dtype))
             a = a.astype(a.dtype.newbyteorder("="))
             copy = None if copy is None else False
-        if a.dtype.kind in "OUSVMm":
+        if a.dtype.kind in "OUSMm" or (
+                a.dtype.kind == "V" and
+                getattr(a.dtype.type, "__module__", "") != "ml_dtypes"):
             raise TypeError("asarray(): NumPy dtype {} has no tensorlib "
                             "equivalent".format(a.dtype))
         t = _C.from_numpy(a)

@@ -423,3 +423,105 @@ def test_dispatch_leaks():
     for k in ("allocated_bytes.all.current", "num_allocs_live"):
         if k in before:
             assert after[k] == before[k], k
+
+
+# ---- dtypes both ways, bfloat16 through ml_dtypes ---------------------------
+
+NUMPY_NAMED = ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32",
+               "int64", "uint64", "float16", "float32", "float64",
+               "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("name", NUMPY_NAMED)
+def test_np_dtype_of_tensorlib_dtype(name):
+    d = getattr(tl, name)
+    assert np.dtype(d) == np.dtype(name)
+    assert d.dtype == np.dtype(name)
+    assert np.dtype(tl.zeros(2, dtype=d).dtype) == np.dtype(name)
+    # and back: every dtype= takes the NumPy dtype and its type
+    assert tl.zeros(2, dtype=np.dtype(name)).dtype == d
+    assert tl.empty(1, dtype=np.dtype(name).type).dtype == d
+    assert tl.ones(2).to(np.dtype(name)).dtype == d
+    assert tl.full((1,), 1, dtype=np.dtype(name)).dtype == d
+    if name != "bool" and "complex" not in name:  # as torch.arange
+        assert tl.arange(3, dtype=np.dtype(name)).dtype == d
+    assert tl.zeros_like(tl.ones(1), dtype=np.dtype(name)).dtype == d
+    assert tl.asarray([1], dtype=np.dtype(name)).dtype == d
+
+
+def test_np_dtype_of_bfloat16_without_ml_dtypes(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)
+    with pytest.raises(TypeError, match="bfloat16.*ml_dtypes"):
+        np.dtype(tl.bfloat16)
+    t = tl.ones(2, dtype=tl.bfloat16)
+    for f in (t.numpy, lambda: t.numpy(force=True), t.__array__):
+        with pytest.raises(TypeError, match="bfloat16"):
+            f()
+
+
+def ml():
+    return pytest.importorskip("ml_dtypes")
+
+
+def ml_names():
+    # Every tensorlib dtype NumPy lacks whose name ml_dtypes knows
+    # (bfloat16 today; float8_e4m3fn / float8_e5m2 once tensorlib has them).
+    names = ["bfloat16", "float8_e4m3fn", "float8_e5m2"]
+    return [n for n in names if hasattr(tl, n)]
+
+
+@pytest.mark.parametrize("name", ml_names())
+def test_ml_dtypes_round_trip(name):
+    m = ml()
+    d = getattr(tl, name)
+    mt = np.dtype(getattr(m, name))
+    assert np.dtype(d) == mt and d.dtype == mt
+    rng = rng_for("ml", name)
+    vals = rng.uniform(-4, 4, size=(3, 5)).astype(np.float32)
+    want = vals.astype(mt)
+    t = tl.tensor(vals).to(d)
+    # tensorlib -> NumPy: zero copy, values as ml_dtypes rounds them
+    for a in (t.numpy(), np.asarray(t), t.__array__(), t.numpy(force=True)):
+        assert a.dtype == mt
+        assert a.__array_interface__["data"][0] == t.data_ptr()
+        np.testing.assert_array_equal(a.astype(np.float32),
+                                      want.astype(np.float32))
+    tt = t.transpose(0, 1).flip(0)
+    np.testing.assert_array_equal(tt.numpy().astype(np.float32),
+                                  want.T[::-1].astype(np.float32))
+    c = t.__array__(dtype=np.float32)
+    assert c.dtype == np.float32
+    # NumPy -> tensorlib: from_numpy and asarray view, tensor() copies
+    u = tl.from_numpy(want)
+    assert u.dtype == d
+    assert u.data_ptr() == want.__array_interface__["data"][0]
+    assert tl.asarray(want).data_ptr() == u.data_ptr()
+    v = tl.tensor(want)
+    assert v.dtype == d and v.data_ptr() != u.data_ptr()
+    assert tl.eq(v, t).all().item() and tl.eq(u, t).all().item()
+    w = tl.from_numpy(want[::-1, ::2])
+    np.testing.assert_array_equal(np.asarray(w).astype(np.float32),
+                                  want[::-1, ::2].astype(np.float32))
+    assert tl.tensor([1.5], dtype=mt).dtype == d
+    assert tl.zeros(2, dtype=getattr(m, name)).dtype == d
+    assert tl.ones(2).to(mt).dtype == d
+
+
+def test_ml_dtypes_lacking_in_tensorlib_is_type_error():
+    m = ml()
+    for name in ("float8_e3m4", "int4"):
+        if hasattr(tl, name) or not hasattr(m, name):
+            continue
+        with pytest.raises(TypeError, match="no tensorlib equivalent"):
+            tl.from_numpy(np.zeros(2, dtype=getattr(m, name)))
+        with pytest.raises(TypeError):
+            tl.asarray(np.zeros(2, dtype=getattr(m, name)))
+
+
+def test_bfloat16_dispatch_with_ml_dtypes():
+    ml()
+    t = tl.tensor([0.5, 1.0, -2.0], dtype=tl.bfloat16)
+    r = np.sin(t)
+    assert isinstance(r, tl.Tensor) and r.dtype == tl.bfloat16
+    r = np.median(t)  # fallback: NumPy on the ml_dtypes view
+    assert float(r) == 0.5
