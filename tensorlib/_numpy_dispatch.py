@@ -448,6 +448,127 @@ def _cumulative(tl_name):
     return impl
 
 
+def _as_tensor(x):
+    """An ndarray operand as a zero-copy tensor (tensorlib's functions take
+    tensors); anything else as it is."""
+    if isinstance(x, _np.ndarray):
+        import tensorlib
+
+        return tensorlib.asarray(x)
+    return x
+
+
+def _tl_linalg(name):
+    """tensorlib.linalg's function of that name, or _Fallback."""
+    import tensorlib
+
+    f = getattr(getattr(tensorlib, "linalg", None), name, None)
+    if f is None:
+        raise _Fallback("linalg." + name)
+    return f
+
+
+def _plain(tl_name, np_params, renames=None, defaults=None, lookup=_tl,
+           npos=1):
+    """A translation for a NumPy function whose tensorlib twin (found by
+    lookup(tl_name)) takes the same arguments, some renamed: np_params are
+    NumPy's parameter names in order, the first npos passed positionally
+    (all of them required), the rest by keyword; an argument renamed to
+    None has no tensorlib twin and is dropped when it is defaults[name],
+    else the call falls back."""
+    renames = renames or {}
+    defaults = defaults or {}
+
+    def impl(*args, **kwargs):
+        if len(args) > len(np_params) or not args:
+            raise _Fallback("arguments")
+        given = dict(zip(np_params, args))
+        for k, v in kwargs.items():
+            if k not in np_params or k in given:
+                raise _Fallback(k)
+            given[k] = v
+        if any(k not in given for k in np_params[:npos]):
+            raise _Fallback("arguments")
+        call = {}
+        for k in np_params[npos:]:
+            if k not in given:
+                continue
+            v = given[k]
+            to = renames.get(k, k)
+            if to is None:
+                if k in defaults and (v is defaults[k] or (
+                        isinstance(v, (bool, int, str, type(None))) and
+                        v == defaults[k])):
+                    continue
+                raise _Fallback(k)
+            call[to] = v
+        return lookup(tl_name)(*(_as_tensor(given[k])
+                                 for k in np_params[:npos]), **call)
+
+    return impl
+
+
+def _tensordot(a, b, axes=2):
+    if isinstance(axes, (list, tuple)):
+        axes = [list(x) if isinstance(x, (list, tuple)) else [x]
+                for x in axes]
+    return _tl("tensordot")(a, b, dims=axes)
+
+
+def _einsum(*operands, out=None, optimize=False, **kwargs):
+    if kwargs or not operands or not isinstance(operands[0], str):
+        raise _Fallback("einsum form")
+    return _with_out(_tl("einsum"), (operands[0],) + tuple(operands[1:]), {},
+                     out)
+
+
+def _dot(a, b, out=None):
+    # np.dot is matmul for 1-d and 2-d operands (N-d dot is not matmul).
+    if not all(getattr(x, "ndim", _np.ndim(x)) in (1, 2) for x in (a, b)):
+        raise _Fallback("dot of these ranks")
+    return _with_out(_tl("matmul"), (a, b), {}, out)
+
+
+def _diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
+    kw = {"n": n, "dim": axis}
+    if prepend is not _NoValue:
+        kw["prepend"] = prepend
+    if append is not _NoValue:
+        kw["append"] = append
+    return _tl("diff")(a, **kw)
+
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if offset or axis1 != 0 or axis2 != 1 or dtype is not None or \
+            out is not None or a.dim() != 2:
+        raise _Fallback("trace form")
+    return _tl("trace")(a)
+
+
+def _nonzero(a):
+    return tuple(_tl("nonzero")(a, as_tuple=True))
+
+
+def _count_nonzero(a, axis=None, *, keepdims=False):
+    if keepdims:
+        raise _Fallback("keepdims")
+    return _tl("count_nonzero")(a, dim=_dim(axis))
+
+
+def _unique(ar, return_index=False, return_inverse=False,
+            return_counts=False, axis=None, *, equal_nan=True, sorted=True):
+    if return_index or return_inverse or return_counts or axis is not None \
+            or not equal_nan or not sorted:
+        raise _Fallback("unique form")
+    r = _tl("unique")(ar)
+    return r[0] if isinstance(r, tuple) else r
+
+
+def _linalg(tl_name, np_params, renames=None, defaults=None, npos=1):
+    return _plain(tl_name, np_params, renames, defaults, lookup=_tl_linalg,
+                  npos=npos)
+
+
 # NumPy function name (in module numpy) -> its tensorlib translation.
 FUNCTIONS = {name: _reduction(name) for name in REDUCTIONS}
 FUNCTIONS.update({
@@ -485,7 +606,55 @@ FUNCTIONS.update({
     "diagonal": _diagonal,
     "cumsum": _cumulative("cumsum"),
     "cumprod": _cumulative("cumprod"),
+    "tensordot": _tensordot,
+    "einsum": _einsum,
+    "dot": _dot,
+    "diff": _diff,
+    "trace": _trace,
+    "nonzero": _nonzero,
+    "count_nonzero": _count_nonzero,
+    "unique": _unique,
+    "outer": _plain("outer", ("a", "b", "out"), {"out": None},
+                    {"out": None}, npos=2),
+    "tril": _plain("tril", ("m", "k"), {"k": "diagonal"}),
+    "triu": _plain("triu", ("m", "k"), {"k": "diagonal"}),
+    "isclose": _plain("isclose", ("a", "b", "rtol", "atol", "equal_nan"),
+                      npos=2),
+    "allclose": _plain("allclose", ("a", "b", "rtol", "atol", "equal_nan"),
+                       npos=2),
+    "take_along_axis": _plain("take_along_dim", ("arr", "indices", "axis"),
+                              npos=3),
+    "searchsorted": _plain("searchsorted", ("a", "v", "side", "sorter"),
+                           {"sorter": None}, {"sorter": None}, npos=2),
 })
+
+# numpy.linalg function name -> its translation to tensorlib.linalg
+# (looked up at call time: the functions tensorlib.linalg has run there).
+LINALG_FUNCTIONS = {
+    "inv": _linalg("inv", ("a",)),
+    "det": _linalg("det", ("a",)),
+    "slogdet": _linalg("slogdet", ("a",)),
+    "solve": _linalg("solve", ("a", "b"), npos=2),
+    "cholesky": _linalg("cholesky", ("a", "upper")),
+    "eigh": _linalg("eigh", ("a", "UPLO")),
+    "eigvalsh": _linalg("eigvalsh", ("a", "UPLO")),
+    "qr": _linalg("qr", ("a", "mode")),
+    "svd": _linalg("svd", ("a", "full_matrices", "compute_uv", "hermitian"),
+                   {"compute_uv": None, "hermitian": None},
+                   {"compute_uv": True, "hermitian": False}),
+    "svdvals": _linalg("svdvals", ("x",)),
+    "matrix_power": _linalg("matrix_power", ("a", "n"), npos=2),
+    "norm": _linalg("norm", ("x", "ord", "axis", "keepdims"),
+                    {"axis": "dim", "keepdims": "keepdim"}),
+    "matrix_norm": _linalg("matrix_norm", ("x", "keepdims", "ord"),
+                           {"keepdims": "keepdim"}),
+    "vector_norm": _linalg("vector_norm", ("x", "axis", "keepdims", "ord"),
+                           {"axis": "dim", "keepdims": "keepdim"}),
+    "cross": _linalg("cross", ("x1", "x2", "axis"), {"axis": "dim"},
+                     npos=2),
+    "matmul": _linalg("matmul", ("x1", "x2"), npos=2),
+    "outer": _linalg("outer", ("x1", "x2"), npos=2),
+}
 
 
 # ---- NEP 35: creation with like= -------------------------------------------
@@ -600,7 +769,9 @@ def array_function(self, func, types, args, kwargs):
     kwargs = dict(kwargs)
     like = kwargs.pop("like", None)
     impl = None
-    if module == "numpy":
+    if module == "numpy.linalg":
+        impl = LINALG_FUNCTIONS.get(name)
+    elif module == "numpy":
         impl = FUNCTIONS.get(name)
         if impl is None and (like is not None or name in LIKE_FUNCTIONS):
             # like= is stripped by NumPy before it calls us; a creation

@@ -413,16 +413,15 @@ def test_dispatch_leaks():
     for _ in range(20):
         step()
     gc.collect()
-    before = tl.memory_stats()
+    before = tl.memory_stats()["active_bytes"]
     refs = sys.getrefcount(t), sys.getrefcount(out)
+    version = t._version
     for _ in range(200):
         step()
     gc.collect()
-    after = tl.memory_stats()
+    assert tl.memory_stats()["active_bytes"] == before
     assert (sys.getrefcount(t), sys.getrefcount(out)) == refs
-    for k in ("allocated_bytes.all.current", "num_allocs_live"):
-        if k in before:
-            assert after[k] == before[k], k
+    assert t._version == version
 
 
 # ---- dtypes both ways, bfloat16 through ml_dtypes ---------------------------
@@ -525,3 +524,132 @@ def test_bfloat16_dispatch_with_ml_dtypes():
     assert isinstance(r, tl.Tensor) and r.dtype == tl.bfloat16
     r = np.median(t)  # fallback: NumPy on the ml_dtypes view
     assert float(r) == 0.5
+
+
+def _spd(n, seed):
+    a = rng_for("spd", seed).standard_normal((n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+FUNCTION_CASES = [
+    # (id, call on the numpy module, tensorlib names of which one is used)
+    ("tensordot", lambda m, x, y, s: m.tensordot(x, y, axes=1), ["tensordot"]),
+    ("tensordot2", lambda m, x, y, s: m.tensordot(x, y.T, axes=([0], [1])),
+     ["tensordot"]),
+    ("einsum", lambda m, x, y, s: m.einsum("ij,jk->ik", x, y), ["einsum"]),
+    ("dot", lambda m, x, y, s: m.dot(x, y), ["matmul"]),
+    ("diff", lambda m, x, y, s: m.diff(x, axis=0), ["diff"]),
+    ("trace", lambda m, x, y, s: m.trace(x), ["trace"]),
+    ("nonzero", lambda m, x, y, s: m.nonzero(x > 0)[1], ["nonzero"]),
+    ("count_nonzero", lambda m, x, y, s: m.count_nonzero(x > 0, axis=1),
+     ["count_nonzero"]),
+    ("unique", lambda m, x, y, s: m.unique(m.round(x)), ["unique"]),
+    ("outer", lambda m, x, y, s: m.outer(x[0], y[0]), ["outer"]),
+    ("tril", lambda m, x, y, s: m.tril(x, -1), ["tril"]),
+    ("triu", lambda m, x, y, s: m.triu(x, k=1), ["triu"]),
+    ("isclose", lambda m, x, y, s: m.isclose(x, x + 1e-9), ["isclose"]),
+    ("take_along_axis",
+     lambda m, x, y, s: m.take_along_axis(x, m.argsort(x, axis=1), 1),
+     ["take_along_dim"]),
+    ("searchsorted",
+     lambda m, x, y, s: m.searchsorted(m.sort(x[0]), y[0], side="right"),
+     ["searchsorted"]),
+    ("inv", lambda m, x, y, s: m.linalg.inv(s),
+     ["linalg.inv"]),
+    ("det", lambda m, x, y, s: m.linalg.det(s), ["linalg.det"]),
+    ("solve", lambda m, x, y, s: m.linalg.solve(s, y),
+     ["linalg.solve"]),
+    ("cholesky", lambda m, x, y, s: m.linalg.cholesky(s),
+     ["linalg.cholesky"]),
+    ("eigvalsh", lambda m, x, y, s: m.linalg.eigvalsh(s),
+     ["linalg.eigvalsh"]),
+    ("norm", lambda m, x, y, s: m.linalg.norm(x, axis=1), ["linalg.norm"]),
+    ("matrix_power", lambda m, x, y, s: m.linalg.matrix_power(x, 3),
+     ["linalg.matrix_power"]),
+    ("vector_norm", lambda m, x, y, s: m.linalg.vector_norm(x, ord=1),
+     ["linalg.vector_norm"]),
+    ("cross", lambda m, x, y, s: m.linalg.cross(x[:, :3], y[:3].T),
+     ["linalg.cross"]),
+]
+
+
+def _has_path(name):
+    obj = tl
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("case", FUNCTION_CASES, ids=lambda c: c[0])
+def test_function_dispatch(case):
+    _, call, names = case
+    rng = rng_for("fn", case[0])
+    a = rng.standard_normal((4, 4)).astype(np.float32)
+    b = rng.standard_normal((4, 4)).astype(np.float32)
+    s = _spd(4, case[0]).astype(np.float32)
+    want = call(np, a, b, s)
+    r = call(np, tl.tensor(a), tl.tensor(b), tl.tensor(s))
+    np.testing.assert_allclose(np.asarray(r, dtype=np.float64),
+                               np.asarray(want, dtype=np.float64),
+                               rtol=1e-4, atol=1e-4)
+    # the outermost call returns a Tensor exactly when tensorlib has it
+    assert isinstance(r, tl.Tensor) == any(_has_path(n) for n in names)
+
+
+def test_ops_landing_later_are_picked_up(monkeypatch):
+    # Functions are looked up by name at call time: give tensorlib a few
+    # it lacks today and check NumPy's arguments arrive under PyTorch's
+    # names.
+    import types
+
+    calls = []
+
+    def recorder(name):
+        def f(*args, **kwargs):
+            calls.append((name, len(args), sorted(kwargs.items())))
+            return tl.zeros(1)
+
+        return f
+
+    linalg = types.SimpleNamespace(norm=recorder("linalg.norm"),
+                                   solve=recorder("linalg.solve"))
+    for name in ("cat", "tensordot", "tril", "take_along_dim", "sort",
+                 "cumsum", "matmul"):
+        if not hasattr(tl, name):
+            monkeypatch.setattr(tl, name, recorder(name), raising=False)
+    if not hasattr(tl, "linalg"):
+        monkeypatch.setattr(tl, "linalg", linalg, raising=False)
+    t = tl.ones(3, 3)
+    np.concatenate([t, t], axis=1)
+    np.tensordot(t, t, axes=1)
+    np.tril(t, k=-1)
+    np.take_along_axis(t, np.zeros((3, 3), dtype=np.int64), 0)
+    np.sort(t, axis=0)
+    np.cumsum(t, axis=1, dtype=np.float64)
+    np.add.accumulate(t, axis=0)
+    np.matmul(t, t)
+    np.linalg.norm(t, ord=2, axis=(0, 1), keepdims=True)
+    np.linalg.solve(t, np.ones(3))
+    got = {c[0]: c for c in calls}
+    if "cat" in got:
+        assert got["cat"] == ("cat", 1, [("dim", 1)])
+    if "tensordot" in got:
+        assert got["tensordot"] == ("tensordot", 2, [("dims", 1)])
+    if "tril" in got:
+        assert got["tril"] == ("tril", 1, [("diagonal", -1)])
+    if "take_along_dim" in got:
+        assert got["take_along_dim"] == ("take_along_dim", 3, [])
+    if "sort" in got:
+        assert got["sort"] == ("sort", 1, [("dim", 0)])
+    if "cumsum" in got:
+        assert ("cumsum", 1, [("dim", 0)]) in calls
+        assert ("cumsum", 1, [("dim", 1), ("dtype", np.float64)]) in calls
+    if "matmul" in got:
+        assert got["matmul"] == ("matmul", 2, [])
+    if "linalg.norm" in got:
+        assert got["linalg.norm"] == ("linalg.norm", 1, [
+            ("dim", (0, 1)), ("keepdim", True), ("ord", 2)])
+        assert got["linalg.solve"] == ("linalg.solve", 2, [])
+    assert calls or all(hasattr(tl, n) for n in ("cat", "tensordot"))
