@@ -6,7 +6,6 @@ messages reviewed as a set, one per class of user error."""
 import contextlib
 import gc
 import re
-
 import sys
 
 import numpy as np
