@@ -106,6 +106,8 @@ class dtype:
     def is_signed(self) -> _bool: ...
     @property
     def name(self) -> _str: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
     def __reduce__(self) -> _str: ...
 
 _dtype: TypeAlias = dtype
@@ -208,7 +210,9 @@ class Tensor:
     """A tensor: a strided view over a shared storage."""
 
     __array_priority__: ClassVar[_float]
-    __array_ufunc__: ClassVar[None]  # NumPy's operators defer to ours
+    # NumPy's dispatch protocols (tensorlib/_numpy_dispatch.py)
+    def __array_ufunc__(self, ufunc: np.ufunc, method: _str, *inputs: Any, **kwargs: Any) -> Any: ...
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any: ...
 
     # -- metadata
     # -- matrix products (csrc/python/linalg.c; the methods after matmul

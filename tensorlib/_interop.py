@@ -2,6 +2,8 @@
 storage sharing, copy and deepcopy.  The memory work is done in C
 (csrc/python/interop.c); this module only decides which path to take."""
 import copyreg
+import pickle
+import weakref
 
 import numpy as _np
 
@@ -39,7 +41,9 @@ def asarray(obj, dtype=None, device=None, copy=None):
                     "{} needs a copy".format(a.dtype))
             a = a.astype(a.dtype.newbyteorder("="))
             copy = None if copy is None else False
-        if a.dtype.kind in "OUSVMm":
+        if a.dtype.kind in "OUSMm" or (
+                a.dtype.kind == "V" and
+                getattr(a.dtype.type, "__module__", "") != "ml_dtypes"):
             raise TypeError("asarray(): NumPy dtype {} has no tensorlib "
                             "equivalent".format(a.dtype))
         t = _C.from_numpy(a)
@@ -94,9 +98,54 @@ def _rebuild_tensor(storage, offset, size, stride, dtype, readonly):
                                    readonly)
 
 
+# Protocol 5 (PEP 574): a storage's bytes travel as a PickleBuffer over its
+# own memory, handed to buffer_callback out-of-band (no copy) or written
+# in-band (bytearray when writable, bytes when read-only).  copyreg's
+# reducers do not see the protocol, so the tensor's __reduce_ex__ swaps the
+# storage for a _Protocol5Storage; one per storage while a pickle is being
+# written (the pickler's memo holds it), so views keep sharing storage.
+_p5_wrappers = weakref.WeakValueDictionary()
+
+
+class _Protocol5Storage:
+    __slots__ = ("storage", "__weakref__")
+
+    def __init__(self, storage):
+        self.storage = storage
+
+    def __reduce__(self):
+        s = self.storage
+        data = _C._tensor_from_storage(s, 0, (s.nbytes(),), (1,), "uint8",
+                                       False)
+        writable = not data.is_readonly()
+        return (_rebuild_storage_p5, (pickle.PickleBuffer(data), writable))
+
+
+def _p5_storage(s):
+    w = _p5_wrappers.get(id(s))
+    if w is None or w.storage is not s:
+        w = _Protocol5Storage(s)
+        _p5_wrappers[id(s)] = w
+    return w
+
+
+def _rebuild_storage_p5(buf, writable):
+    """A storage over buf's memory (no copy), or over a copy when buf is
+    read-only and the pickled storage was writable."""
+    m = memoryview(buf)
+    if m.format != "B" or m.ndim != 1:
+        m = m.cast("B")
+    if m.readonly and writable:
+        return _C._storage_from_bytes(m, False)
+    return _C.from_numpy(_np.frombuffer(m, dtype=_np.uint8)).untyped_storage()
+
+
 def _tensor_reduce_ex(self, protocol):
+    storage = self.untyped_storage()
+    if protocol >= 5 and str(storage.device) == "cpu":
+        storage = _p5_storage(storage)
     return (_rebuild_tensor,
-            (self.untyped_storage(), self.storage_offset(),
+            (storage, self.storage_offset(),
              tuple(self.shape), self.stride(), self.dtype.name,
              self.is_readonly()))
 
@@ -128,3 +177,6 @@ def install():
     T.__reduce_ex__ = _tensor_reduce_ex
     T.__copy__ = _tensor_copy
     T.__deepcopy__ = _tensor_deepcopy
+    from . import _numpy_dispatch
+
+    _numpy_dispatch.install()

@@ -13,6 +13,74 @@
 
 /* ---- dtypes ------------------------------------------------------------- */
 
+/* The dtypes NumPy lacks (bfloat16, float8 ...) come from the optional
+ * ml_dtypes package, matched by name: tensorlib's dtype "bfloat16" is
+ * ml_dtypes.bfloat16, so a dtype added later needs no change here. */
+
+/* Returns: new reference to ml_dtypes' descr named name, or NULL: with an
+ * exception set only when ml_dtypes has it but NumPy refuses it, without
+ * one when ml_dtypes is not installed or has no such type. */
+static PyArray_Descr *ml_dtypes_descr(const char *name)
+{
+    PyObject *mod = PyImport_ImportModule("ml_dtypes");
+    if (!mod) {
+        if (PyErr_ExceptionMatches(PyExc_ImportError)) {
+            PyErr_Clear();
+        }
+        return NULL;
+    }
+    PyObject *type = PyObject_GetAttrString(mod, name);
+    Py_DECREF(mod);
+    if (!type) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+        }
+        return NULL;
+    }
+    PyArray_Descr *d = NULL;
+    int ok = PyArray_DescrConverter(type, &d);
+    Py_DECREF(type);
+    return ok ? d : NULL;
+}
+
+/* Maps an ml_dtypes descr to the tensorlib dtype of the same name and size
+ * that NumPy itself lacks.  Returns 1 and sets *out, 0 when d is no such
+ * descr, -1 with an exception. */
+static int ml_dtypes_descr_to_tl(PyArray_Descr *d, tl_dtype *out)
+{
+    PyObject *tp = (PyObject *)d->typeobj;
+    PyObject *mod = PyObject_GetAttrString(tp, "__module__");
+    if (!mod) {
+        PyErr_Clear();
+        return 0;
+    }
+    int is_ml = PyUnicode_Check(mod) &&
+                PyUnicode_CompareWithASCIIString(mod, "ml_dtypes") == 0;
+    Py_DECREF(mod);
+    if (!is_ml) {
+        return 0;
+    }
+    PyObject *name = PyObject_GetAttrString(tp, "__name__");
+    if (!name) {
+        return -1;
+    }
+    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    tl_dtype dt;
+    int found = s && tl_dtype_parse(s, &dt) == 0;
+    Py_DECREF(name);
+    if (!found) {
+        tl_error_clear();
+        PyErr_Clear();
+        return 0;
+    }
+    const tl_dtype_info *info = tl_dtype_info_of(dt);
+    if (info->numpy_char || info->itemsize != (int64_t)PyDataType_ELSIZE(d)) {
+        return 0;
+    }
+    *out = dt;
+    return 1;
+}
+
 /* Maps a NumPy descr to a tensorlib dtype.  Returns 0, or -1 with TypeError
  * (a dtype tensorlib lacks) or ValueError (non-native byte order). */
 /* ---- float8 through ml_dtypes (an optional extra) ----------------------- */
@@ -96,14 +164,22 @@ static int descr_to_tl(PyArray_Descr *d, tl_dtype *out)
         dt = size == 8 ? TL_DTYPE_COMPLEX64
            : size == 16 ? TL_DTYPE_COMPLEX128 : -1;
         break;
-    default:
+    default: {
+        tl_dtype ml;
+        int r = ml_dtypes_descr_to_tl(d, &ml);
+        if (r < 0) {
+            return -1;
+        }
+        dt = r ? (int)ml : -1;
         break;
+    }
     }
     if (dt < 0) {
         PyErr_Format(PyExc_TypeError,
                      "NumPy dtype %R has no tensorlib equivalent (supported: "
                      "bool, int8-64, uint8-64, float16/32/64, "
-                     "complex64/128)", (PyObject *)d);
+                     "complex64/128, and ml_dtypes' bfloat16)",
+                     (PyObject *)d);
         return -1;
     }
     if (PyArray_ISNBO(d->byteorder) == 0) {
@@ -118,7 +194,7 @@ static int descr_to_tl(PyArray_Descr *d, tl_dtype *out)
 }
 
 /* Returns: new reference to the NumPy descr of dt, or NULL with TypeError
- * (bfloat16 has none). */
+ * (bfloat16 has none unless ml_dtypes is installed). */
 static PyArray_Descr *tl_to_descr(tl_dtype dt)
 {
     if (tl_dtype_is_float8(dt)) {
@@ -133,13 +209,25 @@ static PyArray_Descr *tl_to_descr(tl_dtype dt)
     }
     char c = tl_dtype_info_of(dt)->numpy_char;
     if (!c) {
+        PyArray_Descr *ml = ml_dtypes_descr(tl_dtype_info_of(dt)->name);
+        if (ml || PyErr_Occurred()) {
+            return ml;
+        }
         PyErr_Format(PyExc_TypeError,
-                     "NumPy has no %s dtype; convert first, e.g. "
-                     "t.to(tensorlib.float32)", tl_dtype_info_of(dt)->name);
+                     "NumPy has no %s dtype; install ml_dtypes for it, or "
+                     "convert first, e.g. t.to(tensorlib.float32)",
+                     tl_dtype_info_of(dt)->name);
         return NULL;
     }
     return PyArray_DescrFromType(
         c == 'q' ? NPY_INT64 : c == 'Q' ? NPY_UINT64 : (int)c);
+}
+
+/* tensorlib.dtype.dtype: the NumPy dtype, which np.dtype(x) consults.
+ * Returns: new reference, or NULL with TypeError. */
+PyObject *tl_py_dtype_to_numpy(tl_dtype dt)
+{
+    return (PyObject *)tl_to_descr(dt);
 }
 
 int tl_py_numpy_dtype(PyObject *o, tl_dtype *out)
@@ -391,13 +479,8 @@ PyObject *tl_py_tensor_numpy(PyObject *self, PyObject *const *args,
         return NULL;
     }
     tl_mstate *st = tl_state_of(self);
-    if (a[0] && PyObject_IsTrue(a[0]) == 1 &&
-        tl_py_impl(self)->dtype == TL_DTYPE_BFLOAT16) {
-        PyErr_SetString(PyExc_TypeError,
-                        "numpy(force=True) cannot convert bfloat16: NumPy "
-                        "has no such dtype");
-        return NULL;
-    }
+    /* force=True changes nothing more: a dtype NumPy lacks (bfloat16
+     * without ml_dtypes) is a TypeError either way. */
     return tl_py_to_numpy(st, self);
 }
 

@@ -39,6 +39,13 @@ static PyObject *dtype_get_name(PyObject *self, void *c)
         tl_dtype_info_of(((DtypeObject *)self)->code)->name);
 }
 
+PyObject *tl_py_dtype_to_numpy(tl_dtype dt); /* numpy_bridge.c */
+
+static PyObject *dtype_get_numpy(PyObject *self, void *c)
+{
+    return tl_py_dtype_to_numpy((tl_dtype)((DtypeObject *)self)->code);
+}
+
 static PyObject *dtype_reduce(PyObject *self, PyObject *unused)
 {
     /* Pickles as the module attribute of the same name. */
@@ -52,6 +59,9 @@ static PyGetSetDef dtype_getset[] = {
     {"is_complex", dtype_get_is_complex, NULL, NULL, NULL},
     {"is_signed", dtype_get_is_signed, NULL, NULL, NULL},
     {"name", dtype_get_name, NULL, NULL, NULL},
+    {"dtype", dtype_get_numpy, NULL,
+     "the NumPy dtype (np.dtype(x) reads it); bfloat16 needs ml_dtypes",
+     NULL},
     {NULL},
 };
 
