@@ -497,7 +497,10 @@ def test_ml_dtypes_round_trip(name):
     assert tl.asarray(want).data_ptr() == u.data_ptr()
     v = tl.tensor(want)
     assert v.dtype == d and v.data_ptr() != u.data_ptr()
-    assert tl.eq(v, t).all().item() and tl.eq(u, t).all().item()
+    # (compared in float32: float8 is a storage dtype, its arithmetic and
+    # comparisons are refused as PyTorch refuses them)
+    assert tl.eq(v.float(), t.float()).all().item()
+    assert tl.eq(u.float(), t.float()).all().item()
     w = tl.from_numpy(want[::-1, ::2])
     np.testing.assert_array_equal(np.asarray(w).astype(np.float32),
                                   want[::-1, ::2].astype(np.float32))
@@ -631,7 +634,7 @@ def test_ops_landing_later_are_picked_up(monkeypatch):
     np.add.accumulate(t, axis=0)
     np.matmul(t, t)
     np.linalg.norm(t, ord=2, axis=(0, 1), keepdims=True)
-    np.linalg.solve(t, np.ones(3))
+    np.linalg.solve(t + 2 * tl.eye(3), np.ones(3))  # not singular
     got = {c[0]: c for c in calls}
     if "cat" in got:
         assert got["cat"] == ("cat", 1, [("dim", 1)])

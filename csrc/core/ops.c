@@ -111,9 +111,12 @@ static unsigned class_of(int dt)
     }
 }
 
+/* float8 dtypes are storage dtypes: no set has them (arithmetic refuses
+ * them as PyTorch does). */
 int tl_op_set_has_dtype(unsigned set, tl_dtype dt)
 {
-    return tl_dtype_valid(dt) && (set & class_of(dt)) != 0;
+    return tl_dtype_valid(dt) && !tl_dtype_is_float8(dt) &&
+           (set & class_of(dt)) != 0;
 }
 
 int tl_op_unary_has_kernel(int op, tl_dtype dt)
