@@ -172,16 +172,66 @@
     X(ISFINITE, isfinite, isfinite, BZFC, BOOL, LOCAL, NOIP, 0, "",         \
       "Where input is neither NaN nor infinite, as bool.")                  \
     X(EXP2, exp2, exp2, FC, FLOAT, SM, IP, 0, "",                           \
-      "2 ** input; integers give float32.")
+      "2 ** input; integers give float32.")                                 \
+    X(ASIN, asin, asin, F, FLOAT, SM, IP, 0, "",                            \
+      "Inverse sine (radians); integers give float32.")                     \
+    X(ACOS, acos, acos, F, FLOAT, SM, IP, 0, "",                            \
+      "Inverse cosine (radians); integers give float32.")                   \
+    X(ATAN, atan, atan, F, FLOAT, SM, IP, 0, "",                            \
+      "Inverse tangent (radians); integers give float32.")                  \
+    X(SINH, sinh, sinh, F, FLOAT, SM, IP, 0, "",                            \
+      "Hyperbolic sine; integers give float32.")                            \
+    X(COSH, cosh, cosh, F, FLOAT, SM, IP, 0, "",                            \
+      "Hyperbolic cosine; integers give float32.")                          \
+    X(ASINH, asinh, asinh, F, FLOAT, SM, IP, 0, "",                         \
+      "Inverse hyperbolic sine; integers give float32.")                    \
+    X(ACOSH, acosh, acosh, F, FLOAT, SM, IP, 0, "",                         \
+      "Inverse hyperbolic cosine; integers give float32.")                  \
+    X(ATANH, atanh, atanh, F, FLOAT, SM, IP, 0, "",                         \
+      "Inverse hyperbolic tangent; integers give float32.")                 \
+    X(DEG2RAD, deg2rad, deg2rad, F, FLOAT, SM, IP, 0, "",                   \
+      "input * pi / 180; integers give float32.")                           \
+    X(RAD2DEG, rad2deg, rad2deg, F, FLOAT, SM, IP, 0, "",                   \
+      "input * 180 / pi; integers give float32.")                           \
+    X(SINC, sinc, sinc, F, FLOAT, SM, IP, 0, "",                            \
+      "sin(pi x) / (pi x), 1 at 0; integers give float32.")                 \
+    X(ERF, erf, erf, F, FLOAT, SM, IP, 0, "",                               \
+      "Error function; integers give float32.")                             \
+    X(ERFC, erfc, erfc, F, FLOAT, SM, IP, 0, "",                            \
+      "1 - erf(input), accurate for large input; integers give float32.")   \
+    X(ERFINV, erfinv, erfinv, F, FLOAT, SM, IP, 0, "",                      \
+      "Inverse error function on [-1, 1]; integers give float32.")          \
+    X(LGAMMA, lgamma, lgamma, F, FLOAT, SM, IP, 0, "",                      \
+      "log(|gamma(input)|); integers give float32.")                        \
+    X(DIGAMMA, digamma, digamma, F, FLOAT, SM, IP, 0, "",                   \
+      "Logarithmic derivative of gamma; integers give float32.")            \
+    X(LOGIT, logit, logit, F, FLOAT, SM, IP, 0, "",                         \
+      "log(input / (1 - input)); integers give float32.")                   \
+    X(FRAC, frac, frac, F, SAME, SM, IP, 0, "",                             \
+      "input - trunc(input), with the sign of input.")                      \
+    X(SIGNBIT, signbit, signbit, BZF, BOOL, SM, NOIP, 0, "",                \
+      "Where the sign bit is set (-0.0 too), as bool.")                     \
+    X(ISPOSINF, isposinf, isposinf, BZF, BOOL, SM, NOIP, 0, "",             \
+      "Where input is +inf, as bool.")                                      \
+    X(ISNEGINF, isneginf, isneginf, BZF, BOOL, SM, NOIP, 0, "",             \
+      "Where input is -inf, as bool.")                                      \
+    X(ISREAL, isreal, isreal, BZFC, BOOL, SM, NOIP, 0, "",                  \
+      "Where the imaginary part is 0 (true for real dtypes), as bool.")     \
+    X(POSITIVE, positive, positive, ZFC, SAME, SM, NOIP, 0, "",             \
+      "+input: a copy (refused for bool, as PyTorch).")
 
 /* Other names tl_op_unary_from_name accepts: X(alias, ID). */
 #define TL_UNARY_ALIASES(X)                                                 \
     X(negative, NEG) X(absolute, ABS) X(rint, ROUND) X(fix, TRUNC)          \
-    X(invert, BITWISE_NOT)
+    X(invert, BITWISE_NOT) X(arcsin, ASIN) X(arccos, ACOS)                  \
+    X(arctan, ATAN) X(arcsinh, ASINH) X(arccosh, ACOSH) X(arctanh, ATANH)
 /* Python aliases (function and method, no in-place form): X(py, ID,
  * sig), sig as the op's: ALPHA for add/sub, else PLAIN (tests/
  * test_ops_table.py checks that it is). */
-#define TL_UNARY_PY_ALIASES(X) X(negative, NEG, PLAIN)
+#define TL_UNARY_PY_ALIASES(X)                                              \
+    X(negative, NEG, PLAIN) X(arcsin, ASIN, PLAIN) X(arccos, ACOS, PLAIN)   \
+    X(arctan, ATAN, PLAIN) X(arcsinh, ASINH, PLAIN)                         \
+    X(arccosh, ACOSH, PLAIN) X(arctanh, ATANH, PLAIN)
 
 /* ---- the binary ops -------------------------------------------------------
  * X(ID, name, py, set, res, impl, form, flags, hint, doc).  "Promoted" is
