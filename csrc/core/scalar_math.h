@@ -749,6 +749,148 @@ TL_SM_DEF_CTESTS(c64, tl_sm_c64)
 TL_SM_DEF_CTESTS(c128, tl_sm_c128)
 #undef TL_SM_DEF_CTESTS
 
+/* ---- issue 18: binary functions ---------------------------------------
+ * Reals (set F) through libm where C99 and CUDA share the function;
+ * logaddexp/logaddexp2 are NumPy's (equal arguments give x + log 2, so
+ * inf + inf stays inf); xlogy is PyTorch's (0 * log(y) is 0 unless y is
+ * NaN); ldexp(x, e) scales by 2**e exactly for an integral e (PyTorch
+ * accepts any e: x * 2**e); fmax/fmin ignore one NaN (C's fmax);
+ * heaviside gives `other` at 0 and keeps a NaN input. */
+#define TL_SM_DEF_F2(N, T, SFX, LN2)                                        \
+    TL_HD T tl_sm_atan2_##N(T a, T b) { return atan2##SFX(a, b); }          \
+    TL_HD T tl_sm_hypot_##N(T a, T b) { return hypot##SFX(a, b); }          \
+    TL_HD T tl_sm_copysign_##N(T a, T b) { return copysign##SFX(a, b); }    \
+    TL_HD T tl_sm_nextafter_##N(T a, T b) { return nextafter##SFX(a, b); }  \
+    TL_HD T tl_sm_fmax_##N(T a, T b) { return fmax##SFX(a, b); }            \
+    TL_HD T tl_sm_fmin_##N(T a, T b) { return fmin##SFX(a, b); }            \
+    TL_HD T tl_sm_fmod_##N(T a, T b) { return fmod##SFX(a, b); }            \
+    TL_HD T tl_sm_logaddexp_##N(T a, T b)                                   \
+    {                                                                       \
+        if (a == b) {                                                       \
+            return a + (T)LN2;                                              \
+        }                                                                   \
+        const T d = a - b;                                                  \
+        if (d > 0) {                                                        \
+            return a + log1p##SFX(exp##SFX(-d));                            \
+        }                                                                   \
+        if (d <= 0) {                                                       \
+            return b + log1p##SFX(exp##SFX(d));                             \
+        }                                                                   \
+        return d; /* NaN */                                                 \
+    }                                                                       \
+    TL_HD T tl_sm_logaddexp2_##N(T a, T b)                                  \
+    {                                                                       \
+        if (a == b) {                                                       \
+            return a + 1;                                                   \
+        }                                                                   \
+        const T d = a - b;                                                  \
+        if (d > 0) {                                                        \
+            return a + log1p##SFX(exp2##SFX(-d)) / (T)LN2;                  \
+        }                                                                   \
+        if (d <= 0) {                                                       \
+            return b + log1p##SFX(exp2##SFX(d)) / (T)LN2;                   \
+        }                                                                   \
+        return d;                                                           \
+    }                                                                       \
+    TL_HD T tl_sm_xlogy_##N(T a, T b)                                       \
+    {                                                                       \
+        if (b != b) {                                                       \
+            return b;                                                       \
+        }                                                                   \
+        if (a == 0) {                                                       \
+            return 0;                                                       \
+        }                                                                   \
+        return a * log##SFX(b);                                             \
+    }                                                                       \
+    TL_HD T tl_sm_ldexp_##N(T a, T b)                                       \
+    {                                                                       \
+        if (b == floor##SFX(b)) {                                           \
+            const T c = b > 9999 ? (T)9999 : b < -9999 ? (T)-9999 : b;      \
+            return ldexp##SFX(a, (int)c);                                   \
+        }                                                                   \
+        return a * exp2##SFX(b);                                            \
+    }                                                                       \
+    TL_HD T tl_sm_heaviside_##N(T a, T b)                                   \
+    {                                                                       \
+        return a == 0 ? b : a != a ? a : (T)(a > 0);                        \
+    }                                                                       \
+    TL_SM_OVL2(atan2, N, T, T)                                              \
+    TL_SM_OVL2(hypot, N, T, T)                                              \
+    TL_SM_OVL2(copysign, N, T, T)                                           \
+    TL_SM_OVL2(nextafter, N, T, T)                                          \
+    TL_SM_OVL2(fmax, N, T, T)                                               \
+    TL_SM_OVL2(fmin, N, T, T)                                               \
+    TL_SM_OVL2(fmod, N, T, T)                                               \
+    TL_SM_OVL2(logaddexp, N, T, T)                                          \
+    TL_SM_OVL2(logaddexp2, N, T, T)                                         \
+    TL_SM_OVL2(xlogy, N, T, T)                                              \
+    TL_SM_OVL2(ldexp, N, T, T)                                              \
+    TL_SM_OVL2(heaviside, N, T, T)
+TL_SM_DEF_F2(f32, float, f, 0.693147180559945309417f)
+TL_SM_DEF_F2(f64, double, , 0.693147180559945309417)
+#undef TL_SM_DEF_F2
+
+/* Integers: fmod truncates (C's %: the sign of the dividend; x % -1 and
+ * the zero divisor the entry point refuses give 0); gcd >= 0 by Euclid on
+ * magnitudes (wrapping at the minimum, as PyTorch); lcm |a| / gcd * |b|
+ * wrapping in the type (NumPy), 0 when either is 0; fmax/fmin/heaviside as for floats. */
+/* |v| as U (wrapping at the minimum); SIGNED is 1 or 0. */
+#define TL_SM_ABS_1(T, U, v) ((v) < (T)0 ? (U)0 - (U)(v) : (U)(v))
+#define TL_SM_ABS_0(T, U, v) ((U)(v))
+#define TL_SM_DEF_Z2(N, T, U, SIGNED)                                       \
+    TL_HD T tl_sm_fmod_##N(T a, T b)                                        \
+    {                                                                       \
+        if (b == 0 || (SIGNED && b == (T)-1)) { /* -1: INT_MIN % -1 */      \
+            return 0;                                                       \
+        }                                                                   \
+        return (T)(a % b);                                                  \
+    }                                                                       \
+    TL_HD T tl_sm_gcd_##N(T a, T b)                                         \
+    {                                                                       \
+        U x = TL_SM_ABS_##SIGNED(T, U, a), y = TL_SM_ABS_##SIGNED(T, U, b);  \
+        while (y) {                                                         \
+            const U t = x % y;                                              \
+            x = y;                                                          \
+            y = t;                                                          \
+        }                                                                   \
+        return (T)x;                                                        \
+    }                                                                       \
+    TL_HD T tl_sm_lcm_##N(T a, T b)                                         \
+    {                                                                       \
+        const T g = tl_sm_gcd_##N(a, b);                                    \
+        if (g == 0) {                                                       \
+            return 0;                                                       \
+        }                                                                   \
+        return (T)(TL_SM_ABS_##SIGNED(T, U, a) / (U)g *                     \
+                   TL_SM_ABS_##SIGNED(T, U, b));                            \
+    }                                                                       \
+    TL_HD T tl_sm_fmax_##N(T a, T b) { return a > b ? a : b; }              \
+    TL_HD T tl_sm_fmin_##N(T a, T b) { return a < b ? a : b; }              \
+    TL_HD T tl_sm_heaviside_##N(T a, T b)                                   \
+    {                                                                       \
+        return a == 0 ? b : (T)(a > 0);                                     \
+    }                                                                       \
+    TL_SM_OVL2(fmod, N, T, T)                                               \
+    TL_SM_OVL2(gcd, N, T, T)                                                \
+    TL_SM_OVL2(lcm, N, T, T)                                                \
+    TL_SM_OVL2(fmax, N, T, T)                                               \
+    TL_SM_OVL2(fmin, N, T, T)                                               \
+    TL_SM_OVL2(heaviside, N, T, T)
+TL_SM_DEF_Z2(u8, uint8_t, uint32_t, 0)
+TL_SM_DEF_Z2(i8, int8_t, uint32_t, 1)
+TL_SM_DEF_Z2(i16, int16_t, uint32_t, 1)
+TL_SM_DEF_Z2(u16, uint16_t, uint32_t, 0)
+TL_SM_DEF_Z2(i32, int32_t, uint32_t, 1)
+TL_SM_DEF_Z2(u32, uint32_t, uint32_t, 0)
+TL_SM_DEF_Z2(i64, int64_t, uint64_t, 1)
+TL_SM_DEF_Z2(u64, uint64_t, uint64_t, 0)
+#undef TL_SM_DEF_Z2
+#undef TL_SM_ABS_1
+#undef TL_SM_ABS_0
+TL_HD uint8_t tl_sm_fmax_b(uint8_t a, uint8_t b) { return a | b; }
+TL_HD uint8_t tl_sm_fmin_b(uint8_t a, uint8_t b) { return a & b; }
+TL_HD uint8_t tl_sm_heaviside_b(uint8_t a, uint8_t b) { return a ? 1 : b; }
+
 #ifdef __cplusplus
 TL_HD int tl_sm_cpow_exact(tl_sm_c64 a, tl_sm_c64 b, tl_sm_c64 *r)
 {

@@ -293,7 +293,37 @@
       "input << other; a count < 0 or >= the bit width gives 0.")           \
     X(RSHIFT, rshift, bitwise_right_shift, Z, SAME, SM, IP, 0, "",          \
       "input >> other; a count < 0 or >= the bit width gives 0 (-1 for a "  \
-      "negative input).")
+      "negative input).")                                                   \
+    X(ATAN2, atan2, atan2, F, FLOAT, SM, IP, 0, "",                         \
+      "atan(input / other) in the right quadrant; integers give float32.")  \
+    X(HYPOT, hypot, hypot, F, SAME, SM, IP, 0, "",                          \
+      "sqrt(input ** 2 + other ** 2) without overflow.")                    \
+    X(LOGADDEXP, logaddexp, logaddexp, F, SAME, SM, IP, 0, "",              \
+      "log(exp(input) + exp(other)) without overflow.")                     \
+    X(LOGADDEXP2, logaddexp2, logaddexp2, F, SAME, SM, IP, 0, "",           \
+      "log2(2 ** input + 2 ** other) without overflow.")                    \
+    X(XLOGY, xlogy, xlogy, F, FLOAT, SM, IP, 0, "",                         \
+      "input * log(other), 0 where input is 0; integers give float32.")     \
+    X(FMOD, fmod, fmod, ZF, SAME, SM, IP, TL_OPF_ZERO_DIV, "",              \
+      "C's fmod: the remainder with the sign of input.")                    \
+    X(COPYSIGN, copysign, copysign, F, FLOAT, SM, IP, 0, "",                \
+      "|input| with the sign of other; integers give float32.")             \
+    X(NEXTAFTER, nextafter, nextafter, F, SAME, SM, IP, 0, "",              \
+      "The next float after input toward other.")                           \
+    X(LDEXP, ldexp, ldexp, F, FLOAT, SM, IP, 0, "",                         \
+      "input * 2 ** other; integers give float32.")                         \
+    X(GCD, gcd, gcd, Z, SAME, SM, IP, 0, "",                                \
+      "Greatest common divisor (>= 0) of integers.")                        \
+    X(LCM, lcm, lcm, Z, SAME, SM, IP, 0, "",                                \
+      "Least common multiple (>= 0) of integers.")                          \
+    X(HEAVISIDE, heaviside, heaviside, BZF, SAME, SM, IP, 0, "",            \
+      "0 where input < 0, 1 where > 0, other where input is 0.")            \
+    X(FMAX, fmax, fmax, BZF, SAME, SM, IP, 0,                                \
+      " (complex numbers have no order)",                                   \
+      "Elementwise maximum, ignoring a NaN operand.")                       \
+    X(FMIN, fmin, fmin, BZF, SAME, SM, IP, 0,                                \
+      " (complex numbers have no order)",                                   \
+      "Elementwise minimum, ignoring a NaN operand.")
 
 /* Other names tl_op_binary_from_name accepts: X(alias, ID). */
 #define TL_BINARY_ALIASES(X)                                                \
@@ -301,10 +331,11 @@
     X(fmod_floor, REMAINDER) X(greater, GT) X(greater_equal, GE)            \
     X(less, LT) X(less_equal, LE) X(not_equal, NE)                          \
     X(bitwise_left_shift, LSHIFT) X(bitwise_right_shift, RSHIFT)            \
-    X(left_shift, LSHIFT) X(right_shift, RSHIFT)
+    X(left_shift, LSHIFT) X(right_shift, RSHIFT) X(arctan2, ATAN2)
 /* Python aliases (function and method with the op's signature, no
  * in-place form): X(py, ID, sig) as above.  div/divide (rounding_mode=)
  * are bound by hand. */
-#define TL_BINARY_PY_ALIASES(X) X(subtract, SUB, ALPHA) X(multiply, MUL, PLAIN)
+#define TL_BINARY_PY_ALIASES(X)                                             \
+    X(subtract, SUB, ALPHA) X(multiply, MUL, PLAIN) X(arctan2, ATAN2, PLAIN)
 
 #endif /* TENSORLIB_OP_TABLE_H */
