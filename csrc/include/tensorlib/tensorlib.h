@@ -16,6 +16,7 @@
 #include "tensorlib/index.h"
 #include "tensorlib/reduce.h"
 #include "tensorlib/iter.h"
+#include "tensorlib/op_table.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/streams.h"
 #include "tensorlib/device_table.h"
