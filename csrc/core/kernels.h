@@ -172,14 +172,24 @@
  * kernels_unary.c, two in kernels_binary.c). */
 #define TL_OP_ELEMC_LOCAL(name, N) name##_##N
 #define TL_OP_ELEMC_SM(name, N) name##_smc_##N
-#define TL_OP_CWRAP_LOCAL(name)
-#define TL_OP_CWRAP_SM(name)                                                \
-    TL_OP_SM_COMPLEX(name, c64, tl_c64) TL_OP_SM_COMPLEX(name, c128, tl_c128)
+#define TL_OP_CWRAP_LOCAL(name, res)
+#define TL_OP_CWRAP_SM(name, res)                                           \
+    TL_OP_SM_COMPLEX(name, c64, tl_c64, res)                                \
+    TL_OP_SM_COMPLEX(name, c128, tl_c128, res)
+/* The wrapper's return: a complex struct back to _Complex, or a bool
+ * result (isreal) as it is.  TL_OP_SM_COMPLEX(name, N, T, res) returns
+ * TL_OP_OUT(res, N) computed as TL_OP_SMC_RET(res, N, value). */
+#define TL_OP_SMC_RET_SAME(N, v) tl_k_from_sm_##N(v)
+#define TL_OP_SMC_RET_FLOAT(N, v) tl_k_from_sm_##N(v)
+#define TL_OP_SMC_RET_REAL(N, v) (v)
+#define TL_OP_SMC_RET_BOOL(N, v) (v)
+#define TL_OP_SMC_RET_LOGICAL(N, v) (v)
+#define TL_OP_SMC_RET(res, N, v) TL_OP_SMC_RET_##res(N, v)
 #define TL_OP_LOOPC1_(LOOP, name, N, res, impl)                             \
     LOOP(name##_loop_##N, T_##N, TL_OP_OUT(res, N),                         \
          TL_OP_ELEMC_##impl(name, N))
 #define TL_OP_LOOPS_C(LOOP, name, res, impl)                                \
-    TL_OP_CWRAP_##impl(name)                                                \
+    TL_OP_CWRAP_##impl(name, res)                                           \
     TL_OP_LOOPC1_(LOOP, name, c64, res, impl)                               \
     TL_OP_LOOPC1_(LOOP, name, c128, res, impl)
 #define TL_OP_LOOPS_CLASS_(args, cls) TL_OP_LOOPS_##cls args

@@ -194,10 +194,11 @@ DEF_COMPLEX(c128, tl_c128, double, , CMPLX)
  * of add/sub are written out below. */
 #define TABLE_LOOP(NAME, T, OT, F) BIN_LOOP(NAME, T, OT, NO_SETUP, F)
 /* An SM row's complex element function: scalar_math.h's on structs. */
-#define TL_OP_SM_COMPLEX(name, N, T)                                        \
-    static inline T name##_smc_##N(T a, T b)                                \
+#define TL_OP_SM_COMPLEX(name, N, T, res)                                   \
+    static inline TL_OP_OUT(res, N) name##_smc_##N(T a, T b)                \
     {                                                                       \
-        return tl_k_from_sm_##N(                                            \
+        return TL_OP_SMC_RET(                                               \
+            res, N,                                                         \
             tl_sm_##name##_##N(tl_k_to_sm_##N(a), tl_k_to_sm_##N(b)));      \
     }
 #define TABLE_LOOPS(ID, name, py, set, res, impl, form, flags, hint, doc)   \

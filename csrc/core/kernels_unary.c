@@ -309,10 +309,11 @@ DEF_CPX(c128, tl_c128, double, , CMPLX)
 /* ---- loops: one per (op, compute dtype of its set), from the table ---- */
 
 /* An SM row's complex element function: scalar_math.h's on structs. */
-#define TL_OP_SM_COMPLEX(name, N, T)                                        \
-    static inline T name##_smc_##N(T a)                                     \
+#define TL_OP_SM_COMPLEX(name, N, T, res)                                   \
+    static inline TL_OP_OUT(res, N) name##_smc_##N(T a)                     \
     {                                                                       \
-        return tl_k_from_sm_##N(tl_sm_##name##_##N(tl_k_to_sm_##N(a)));     \
+        return TL_OP_SMC_RET(res, N,                                        \
+                             tl_sm_##name##_##N(tl_k_to_sm_##N(a)));        \
     }
 #define TABLE_LOOPS(ID, name, py, set, res, impl, form, flags, hint, doc)   \
     TL_OP_LOOPS(UN_LOOP, name, set, res, impl)

@@ -540,6 +540,357 @@ TL_SM_DEF_CEXP2(c64, tl_sm_c64, float, f)
 TL_SM_DEF_CEXP2(c128, tl_sm_c128, double, )
 #undef TL_SM_DEF_CEXP2
 
+/* ---- issue 18: more real functions (set F unless noted) ---------------
+ * One TL_SM_DEF_F1(name, f32 expr, f64 expr) per function: libm where C99
+ * and CUDA both have it (Annex F special values come from it); the float32
+ * versions of sinc and digamma compute in double and round once. */
+#define TL_SM_DEF_F1(NAME, E32, E64)                                        \
+    TL_HD float tl_sm_##NAME##_f32(float x) { return (E32); }               \
+    TL_SM_OVL1(NAME, f32, float, float)                                     \
+    TL_HD double tl_sm_##NAME##_f64(double x) { return (E64); }             \
+    TL_SM_OVL1(NAME, f64, double, double)
+TL_SM_DEF_F1(asin, asinf(x), asin(x))
+TL_SM_DEF_F1(acos, acosf(x), acos(x))
+TL_SM_DEF_F1(atan, atanf(x), atan(x))
+TL_SM_DEF_F1(sinh, sinhf(x), sinh(x))
+TL_SM_DEF_F1(cosh, coshf(x), cosh(x))
+TL_SM_DEF_F1(asinh, asinhf(x), asinh(x))
+TL_SM_DEF_F1(acosh, acoshf(x), acosh(x))
+TL_SM_DEF_F1(atanh, atanhf(x), atanh(x))
+TL_SM_DEF_F1(deg2rad, x * (float)(3.14159265358979323846 / 180.0),
+             x * (3.14159265358979323846 / 180.0))
+TL_SM_DEF_F1(rad2deg, x * (float)(180.0 / 3.14159265358979323846),
+             x * (180.0 / 3.14159265358979323846))
+TL_SM_DEF_F1(erf, erff(x), erf(x))
+TL_SM_DEF_F1(erfc, erfcf(x), erfc(x))
+/* lgamma: glibc's also stores the sign in the global signgam (a benign
+ * write; the value returned does not depend on it). */
+TL_SM_DEF_F1(lgamma, lgammaf(x), lgamma(x))
+/* logit: log(x / (1 - x)) (PyTorch's formula, eps=None): 0 -> -inf,
+ * 1 -> inf, outside [0, 1] NaN. */
+TL_SM_DEF_F1(logit, logf(x / (1.0f - x)), log(x / (1.0 - x)))
+/* frac: x - trunc(x) with the sign of x; +-inf give NaN (PyTorch). */
+TL_SM_DEF_F1(frac, x - truncf(x), x - trunc(x))
+
+/* sinc: sin(pi x) / (pi x), 1 at 0 (NumPy's np.sinc); +-inf give NaN. */
+TL_HD double tl_sm_sinc_f64(double x)
+{
+    if (x == 0) {
+        return 1.0;
+    }
+    const double y = 3.14159265358979323846 * x;
+    return sin(y) / y;
+}
+TL_SM_OVL1(sinc, f64, double, double)
+TL_HD float tl_sm_sinc_f32(float x) { return (float)tl_sm_sinc_f64(x); }
+TL_SM_OVL1(sinc, f32, float, float)
+
+/* erfinv: the inverse of erf on [-1, 1]; +-1 give +-inf, outside NaN.
+ * Giles' single-precision polynomial ("Approximating the erfinv function",
+ * GPU Gems 4) as the start, then Newton steps on erf (or erfc for |y| >
+ * 0.5, where 1 - |y| is exact) in double: converged to double accuracy. */
+TL_HD double tl_sm_erfinv_f64(double y)
+{
+    const double ay = fabs(y);
+    if (!(ay <= 1.0)) {
+        return NAN;
+    }
+    if (ay == 1.0) {
+        return copysign((double)INFINITY, y);
+    }
+    if (y == 0) {
+        return y;
+    }
+    double w = -log((1.0 - y) * (1.0 + y)), p;
+    if (w < 5.0) {
+        w -= 2.5;
+        p = 2.81022636e-08;
+        p = 3.43273939e-07 + p * w;
+        p = -3.5233877e-06 + p * w;
+        p = -4.39150654e-06 + p * w;
+        p = 0.00021858087 + p * w;
+        p = -0.00125372503 + p * w;
+        p = -0.00417768164 + p * w;
+        p = 0.246640727 + p * w;
+        p = 1.50140941 + p * w;
+    } else {
+        w = sqrt(w) - 3.0;
+        p = -0.000200214257;
+        p = 0.000100950558 + p * w;
+        p = 0.00134934322 + p * w;
+        p = -0.00367342844 + p * w;
+        p = 0.00573950773 + p * w;
+        p = -0.0076224613 + p * w;
+        p = 0.00943887047 + p * w;
+        p = 1.00167406 + p * w;
+        p = 2.83297682 + p * w;
+    }
+    double x = p * ay;
+    const double two_over_sqrtpi = 1.12837916709551257390;
+    for (int k = 0; k < 3; k++) {
+        const double d = two_over_sqrtpi * exp(-x * x);
+        if (!(d > 0)) {
+            break;
+        }
+        const double f = ay > 0.5 ? (1.0 - ay) - erfc(x) : erf(x) - ay;
+        x -= f / (d + x * f); /* Halley: erf'' / erf' = -2x */
+    }
+    return copysign(x, y);
+}
+TL_SM_OVL1(erfinv, f64, double, double)
+TL_HD float tl_sm_erfinv_f32(float y) { return (float)tl_sm_erfinv_f64(y); }
+TL_SM_OVL1(erfinv, f32, float, float)
+
+/* digamma: 0 gives -inf with the sign of -x (PyTorch), a negative integer
+ * NaN, -inf NaN, +inf inf.  Reflection psi(1-x) - pi / tan(pi x) below 0,
+ * the recurrence up to x >= 10, then the asymptotic series. */
+TL_HD double tl_sm_digamma_f64(double x)
+{
+    const double pi = 3.14159265358979323846;
+    if (x == 0) {
+        return copysign((double)INFINITY, -x);
+    }
+    if (x != x || x == -(double)INFINITY) {
+        return NAN;
+    }
+    if (x == (double)INFINITY) {
+        return x;
+    }
+    double r = 0;
+    if (x < 0) {
+        if (x == floor(x)) {
+            return NAN;
+        }
+        /* tan has period pi: reduce x exactly to q = x - round(x) in
+         * [-0.5, 0.5] first (tiny x stays itself, so -pi / tan(pi x) is
+         * -1 / x there). */
+        const double q = x - floor(x + 0.5);
+        r = -pi / tan(pi * q);
+        x = 1.0 - x;
+    }
+    while (x < 10.0) {
+        r -= 1.0 / x;
+        x += 1.0;
+    }
+    const double z = 1.0 / (x * x);
+    const double s =
+        z * (1.0 / 12 -
+             z * (1.0 / 120 -
+                  z * (1.0 / 252 -
+                       z * (1.0 / 240 -
+                            z * (1.0 / 132 - z * (691.0 / 32760 -
+                                                  z * (1.0 / 12)))))));
+    return r + log(x) - 0.5 / x - s;
+}
+TL_SM_OVL1(digamma, f64, double, double)
+TL_HD float tl_sm_digamma_f32(float x) { return (float)tl_sm_digamma_f64(x); }
+TL_SM_OVL1(digamma, f32, float, float)
+#undef TL_SM_DEF_F1
+
+/* Bit tests, set BZF with a bool result: signbit (-0.0 and -NaN too),
+ * isposinf, isneginf; isreal (set BZFC): true for every real dtype, for
+ * complex where the imaginary part is 0.  positive (set ZFC): a copy. */
+#define TL_SM_DEF_TESTS(N, T, SGN)                                          \
+    TL_HD uint8_t tl_sm_signbit_##N(T x) { return (uint8_t)(SGN); }         \
+    TL_HD uint8_t tl_sm_isposinf_##N(T x) { return (void)x, 0; }            \
+    TL_HD uint8_t tl_sm_isneginf_##N(T x) { return (void)x, 0; }            \
+    TL_HD uint8_t tl_sm_isreal_##N(T x) { return (void)x, 1; }              \
+    TL_SM_OVL1(signbit, N, uint8_t, T)                                      \
+    TL_SM_OVL1(isposinf, N, uint8_t, T)                                     \
+    TL_SM_OVL1(isneginf, N, uint8_t, T)                                     \
+    TL_SM_OVL1(isreal, N, uint8_t, T)
+#define TL_SM_DEF_POSITIVE(N, T)                                            \
+    TL_HD T tl_sm_positive_##N(T x) { return x; }                           \
+    TL_SM_OVL1(positive, N, T, T)
+TL_SM_DEF_TESTS(u8, uint8_t, x & 0u)
+TL_SM_DEF_POSITIVE(u8, uint8_t)
+TL_SM_DEF_TESTS(i8, int8_t, x < 0)
+TL_SM_DEF_POSITIVE(i8, int8_t)
+TL_SM_DEF_TESTS(i16, int16_t, x < 0)
+TL_SM_DEF_POSITIVE(i16, int16_t)
+TL_SM_DEF_TESTS(u16, uint16_t, x & 0u)
+TL_SM_DEF_POSITIVE(u16, uint16_t)
+TL_SM_DEF_TESTS(i32, int32_t, x < 0)
+TL_SM_DEF_POSITIVE(i32, int32_t)
+TL_SM_DEF_TESTS(u32, uint32_t, x & 0u)
+TL_SM_DEF_POSITIVE(u32, uint32_t)
+TL_SM_DEF_TESTS(i64, int64_t, x < 0)
+TL_SM_DEF_POSITIVE(i64, int64_t)
+TL_SM_DEF_TESTS(u64, uint64_t, x & 0u)
+TL_SM_DEF_POSITIVE(u64, uint64_t)
+TL_SM_DEF_POSITIVE(f32, float)
+TL_SM_DEF_POSITIVE(f64, double)
+#undef TL_SM_DEF_TESTS
+#undef TL_SM_DEF_POSITIVE
+/* bool (T_b is uint8_t, as u8): its own names, no C++ overload (the
+ * functor's bool instantiation would collide with u8's). */
+TL_HD uint8_t tl_sm_signbit_b(uint8_t x) { return (void)x, 0; }
+TL_HD uint8_t tl_sm_isposinf_b(uint8_t x) { return (void)x, 0; }
+TL_HD uint8_t tl_sm_isneginf_b(uint8_t x) { return (void)x, 0; }
+TL_HD uint8_t tl_sm_isreal_b(uint8_t x) { return (void)x, 1; }
+#define TL_SM_DEF_FTESTS(N, T, SFX)                                         \
+    TL_HD uint8_t tl_sm_signbit_##N(T x) { return signbit(x) != 0; }        \
+    TL_HD uint8_t tl_sm_isposinf_##N(T x) { return x == (T)INFINITY; }      \
+    TL_HD uint8_t tl_sm_isneginf_##N(T x) { return x == -(T)INFINITY; }     \
+    TL_HD uint8_t tl_sm_isreal_##N(T x) { return (void)x, 1; }              \
+    TL_SM_OVL1(signbit, N, uint8_t, T)                                      \
+    TL_SM_OVL1(isposinf, N, uint8_t, T)                                     \
+    TL_SM_OVL1(isneginf, N, uint8_t, T)                                     \
+    TL_SM_OVL1(isreal, N, uint8_t, T)
+TL_SM_DEF_FTESTS(f32, float, f)
+TL_SM_DEF_FTESTS(f64, double, )
+#undef TL_SM_DEF_FTESTS
+#define TL_SM_DEF_CTESTS(N, CT)                                             \
+    TL_HD uint8_t tl_sm_isreal_##N(CT z) { return z.im == 0; }              \
+    TL_SM_OVL1(isreal, N, uint8_t, CT)                                      \
+    TL_HD CT tl_sm_positive_##N(CT z) { return z; }                         \
+    TL_SM_OVL1(positive, N, CT, CT)
+TL_SM_DEF_CTESTS(c64, tl_sm_c64)
+TL_SM_DEF_CTESTS(c128, tl_sm_c128)
+#undef TL_SM_DEF_CTESTS
+
+/* ---- issue 18: binary functions ---------------------------------------
+ * Reals (set F) through libm where C99 and CUDA share the function;
+ * logaddexp/logaddexp2 are NumPy's (equal arguments give x + log 2, so
+ * inf + inf stays inf); xlogy is PyTorch's (0 * log(y) is 0 unless y is
+ * NaN); ldexp(x, e) scales by 2**e exactly for an integral e (PyTorch
+ * accepts any e: x * 2**e); fmax/fmin ignore one NaN (C's fmax);
+ * heaviside gives `other` at 0 and keeps a NaN input. */
+#define TL_SM_DEF_F2(N, T, SFX, LN2)                                        \
+    TL_HD T tl_sm_atan2_##N(T a, T b) { return atan2##SFX(a, b); }          \
+    TL_HD T tl_sm_hypot_##N(T a, T b) { return hypot##SFX(a, b); }          \
+    TL_HD T tl_sm_copysign_##N(T a, T b) { return copysign##SFX(a, b); }    \
+    TL_HD T tl_sm_nextafter_##N(T a, T b) { return nextafter##SFX(a, b); }  \
+    TL_HD T tl_sm_fmax_##N(T a, T b) { return fmax##SFX(a, b); }            \
+    TL_HD T tl_sm_fmin_##N(T a, T b) { return fmin##SFX(a, b); }            \
+    TL_HD T tl_sm_fmod_##N(T a, T b) { return fmod##SFX(a, b); }            \
+    TL_HD T tl_sm_logaddexp_##N(T a, T b)                                   \
+    {                                                                       \
+        if (a == b) {                                                       \
+            return a + (T)LN2;                                              \
+        }                                                                   \
+        const T d = a - b;                                                  \
+        if (d > 0) {                                                        \
+            return a + log1p##SFX(exp##SFX(-d));                            \
+        }                                                                   \
+        if (d <= 0) {                                                       \
+            return b + log1p##SFX(exp##SFX(d));                             \
+        }                                                                   \
+        return d; /* NaN */                                                 \
+    }                                                                       \
+    TL_HD T tl_sm_logaddexp2_##N(T a, T b)                                  \
+    {                                                                       \
+        if (a == b) {                                                       \
+            return a + 1;                                                   \
+        }                                                                   \
+        const T d = a - b;                                                  \
+        if (d > 0) {                                                        \
+            return a + log1p##SFX(exp2##SFX(-d)) / (T)LN2;                  \
+        }                                                                   \
+        if (d <= 0) {                                                       \
+            return b + log1p##SFX(exp2##SFX(d)) / (T)LN2;                   \
+        }                                                                   \
+        return d;                                                           \
+    }                                                                       \
+    TL_HD T tl_sm_xlogy_##N(T a, T b)                                       \
+    {                                                                       \
+        if (b != b) {                                                       \
+            return b;                                                       \
+        }                                                                   \
+        if (a == 0) {                                                       \
+            return 0;                                                       \
+        }                                                                   \
+        return a * log##SFX(b);                                             \
+    }                                                                       \
+    TL_HD T tl_sm_ldexp_##N(T a, T b)                                       \
+    {                                                                       \
+        if (b == floor##SFX(b)) {                                           \
+            const T c = b > 9999 ? (T)9999 : b < -9999 ? (T)-9999 : b;      \
+            return ldexp##SFX(a, (int)c);                                   \
+        }                                                                   \
+        return a * exp2##SFX(b);                                            \
+    }                                                                       \
+    TL_HD T tl_sm_heaviside_##N(T a, T b)                                   \
+    {                                                                       \
+        return a == 0 ? b : a != a ? a : (T)(a > 0);                        \
+    }                                                                       \
+    TL_SM_OVL2(atan2, N, T, T)                                              \
+    TL_SM_OVL2(hypot, N, T, T)                                              \
+    TL_SM_OVL2(copysign, N, T, T)                                           \
+    TL_SM_OVL2(nextafter, N, T, T)                                          \
+    TL_SM_OVL2(fmax, N, T, T)                                               \
+    TL_SM_OVL2(fmin, N, T, T)                                               \
+    TL_SM_OVL2(fmod, N, T, T)                                               \
+    TL_SM_OVL2(logaddexp, N, T, T)                                          \
+    TL_SM_OVL2(logaddexp2, N, T, T)                                         \
+    TL_SM_OVL2(xlogy, N, T, T)                                              \
+    TL_SM_OVL2(ldexp, N, T, T)                                              \
+    TL_SM_OVL2(heaviside, N, T, T)
+TL_SM_DEF_F2(f32, float, f, 0.693147180559945309417f)
+TL_SM_DEF_F2(f64, double, , 0.693147180559945309417)
+#undef TL_SM_DEF_F2
+
+/* Integers: fmod truncates (C's %: the sign of the dividend; x % -1 and
+ * the zero divisor the entry point refuses give 0); gcd >= 0 by Euclid on
+ * magnitudes (wrapping at the minimum, as PyTorch); lcm |a| / gcd * |b|
+ * wrapping in the type (NumPy), 0 when either is 0; fmax/fmin/heaviside as for floats. */
+/* |v| as U (wrapping at the minimum); SIGNED is 1 or 0. */
+#define TL_SM_ABS_1(T, U, v) ((v) < (T)0 ? (U)0 - (U)(v) : (U)(v))
+#define TL_SM_ABS_0(T, U, v) ((U)(v))
+#define TL_SM_DEF_Z2(N, T, U, SIGNED)                                       \
+    TL_HD T tl_sm_fmod_##N(T a, T b)                                        \
+    {                                                                       \
+        if (b == 0 || (SIGNED && b == (T)-1)) { /* -1: INT_MIN % -1 */      \
+            return 0;                                                       \
+        }                                                                   \
+        return (T)(a % b);                                                  \
+    }                                                                       \
+    TL_HD T tl_sm_gcd_##N(T a, T b)                                         \
+    {                                                                       \
+        U x = TL_SM_ABS_##SIGNED(T, U, a), y = TL_SM_ABS_##SIGNED(T, U, b);  \
+        while (y) {                                                         \
+            const U t = x % y;                                              \
+            x = y;                                                          \
+            y = t;                                                          \
+        }                                                                   \
+        return (T)x;                                                        \
+    }                                                                       \
+    TL_HD T tl_sm_lcm_##N(T a, T b)                                         \
+    {                                                                       \
+        const T g = tl_sm_gcd_##N(a, b);                                    \
+        if (g == 0) {                                                       \
+            return 0;                                                       \
+        }                                                                   \
+        return (T)(TL_SM_ABS_##SIGNED(T, U, a) / (U)g *                     \
+                   TL_SM_ABS_##SIGNED(T, U, b));                            \
+    }                                                                       \
+    TL_HD T tl_sm_fmax_##N(T a, T b) { return a > b ? a : b; }              \
+    TL_HD T tl_sm_fmin_##N(T a, T b) { return a < b ? a : b; }              \
+    TL_HD T tl_sm_heaviside_##N(T a, T b)                                   \
+    {                                                                       \
+        return a == 0 ? b : (T)(a > 0);                                     \
+    }                                                                       \
+    TL_SM_OVL2(fmod, N, T, T)                                               \
+    TL_SM_OVL2(gcd, N, T, T)                                                \
+    TL_SM_OVL2(lcm, N, T, T)                                                \
+    TL_SM_OVL2(fmax, N, T, T)                                               \
+    TL_SM_OVL2(fmin, N, T, T)                                               \
+    TL_SM_OVL2(heaviside, N, T, T)
+TL_SM_DEF_Z2(u8, uint8_t, uint32_t, 0)
+TL_SM_DEF_Z2(i8, int8_t, uint32_t, 1)
+TL_SM_DEF_Z2(i16, int16_t, uint32_t, 1)
+TL_SM_DEF_Z2(u16, uint16_t, uint32_t, 0)
+TL_SM_DEF_Z2(i32, int32_t, uint32_t, 1)
+TL_SM_DEF_Z2(u32, uint32_t, uint32_t, 0)
+TL_SM_DEF_Z2(i64, int64_t, uint64_t, 1)
+TL_SM_DEF_Z2(u64, uint64_t, uint64_t, 0)
+#undef TL_SM_DEF_Z2
+#undef TL_SM_ABS_1
+#undef TL_SM_ABS_0
+TL_HD uint8_t tl_sm_fmax_b(uint8_t a, uint8_t b) { return a | b; }
+TL_HD uint8_t tl_sm_fmin_b(uint8_t a, uint8_t b) { return a & b; }
+TL_HD uint8_t tl_sm_heaviside_b(uint8_t a, uint8_t b) { return a ? 1 : b; }
+
 #ifdef __cplusplus
 TL_HD int tl_sm_cpow_exact(tl_sm_c64 a, tl_sm_c64 b, tl_sm_c64 *r)
 {

@@ -845,39 +845,73 @@ TLK_UNARY(op_identity, C, { return a; })
 
 /* ---- functors of the ops whose impl is SM (tensorlib/op_table.h) ------
  * op_<name> calls scalar_math.h's tl_sm_<name> overload: the CPU loops
- * call the same function, so the two cannot differ. */
-#define TLK_SM_FUNCTOR_1_SM(name)                                           \
+ * call the same function, so the two cannot differ.  The result type
+ * follows the row's res: b8 for BOOL and LOGICAL rows (signbit, isreal),
+ * else the compute type.  A bool operand (b8) calls tl_sm_<name>_b on its
+ * byte: scalar_math.h gives bool no C++ overload, since it is uint8_t
+ * there, as uint8. */
+#define TLK_SM_R_SAME(C) C
+#define TLK_SM_R_FLOAT(C) C
+#define TLK_SM_R_REAL(C) C
+#define TLK_SM_R_BOOL(C) b8
+#define TLK_SM_R_LOGICAL(C) b8
+template <class R, class V> TL_HD R sm_ret(V v)
+{
+    if constexpr (std::is_same<R, b8>::value) {
+        return b8{(uint8_t)(v != 0)};
+    }
+    else {
+        return (R)v;
+    }
+}
+/* A complex operand's result: a struct back to cplx, or a bool test. */
+template <class R, class S> TL_HD R sm_cret(S r)
+{
+    if constexpr (std::is_same<R, b8>::value) {
+        return b8{(uint8_t)(r != 0)};
+    }
+    else {
+        return from_sm(r);
+    }
+}
+#define TLK_SM_FUNCTOR_1_SM(name, res)                                      \
     template <class C> struct op_##name {                                   \
-        typedef C R;                                                        \
+        typedef TLK_SM_R_##res(C) R;                                        \
         TL_HD R operator()(C a) const                                       \
         {                                                                   \
             if constexpr (is_cplx_v<C>) {                                   \
-                return from_sm(tl_sm_##name(sm(a)));                        \
+                return sm_cret<R>(tl_sm_##name(sm(a)));                     \
+            }                                                               \
+            else if constexpr (std::is_same<C, b8>::value) {                \
+                return sm_ret<R>(tl_sm_##name##_b(a.v));                    \
             }                                                               \
             else {                                                          \
-                return tl_sm_##name(a);                                     \
+                return sm_ret<R>(tl_sm_##name(a));                          \
             }                                                               \
         }                                                                   \
     };
-#define TLK_SM_FUNCTOR_2_SM(name)                                           \
+#define TLK_SM_FUNCTOR_2_SM(name, res)                                      \
     template <class C> struct op_##name {                                   \
-        typedef C R;                                                        \
+        typedef TLK_SM_R_##res(C) R;                                        \
         TL_HD R operator()(C a, C b) const                                  \
         {                                                                   \
             if constexpr (is_cplx_v<C>) {                                   \
-                return from_sm(tl_sm_##name(sm(a), sm(b)));                 \
+                return sm_cret<R>(tl_sm_##name(sm(a), sm(b)));              \
+            }                                                               \
+            else if constexpr (std::is_same<C, b8>::value) {                \
+                return sm_ret<R>(tl_sm_##name##_b(a.v, b.v));               \
             }                                                               \
             else {                                                          \
-                return tl_sm_##name(a, b);                                  \
+                return sm_ret<R>(tl_sm_##name(a, b));                       \
             }                                                               \
         }                                                                   \
     };
-#define TLK_SM_FUNCTOR_1_LOCAL(name)
-#define TLK_SM_FUNCTOR_2_LOCAL(name)
+#define TLK_SM_FUNCTOR_1_LOCAL(name, res)
+#define TLK_SM_FUNCTOR_2_LOCAL(name, res)
 #define TLK_SM_UNARY(ID, name, py, set, res, impl, form, flags, hint, doc)  \
-    TLK_SM_FUNCTOR_1_##impl(name)
+    TLK_SM_FUNCTOR_1_##impl(name, res)
 #define TLK_SM_BINARY(ID, name, py, set, res, impl, form, flags, hint, doc) \
-    TLK_SM_FUNCTOR_2_##impl(name)
+    TLK_SM_FUNCTOR_2_##impl(name, res)
 TL_UNARY_OPS(TLK_SM_UNARY)
 TL_BINARY_OPS(TLK_SM_BINARY)
 #undef TLK_SM_UNARY

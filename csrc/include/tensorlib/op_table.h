@@ -172,16 +172,66 @@
     X(ISFINITE, isfinite, isfinite, BZFC, BOOL, LOCAL, NOIP, 0, "",         \
       "Where input is neither NaN nor infinite, as bool.")                  \
     X(EXP2, exp2, exp2, FC, FLOAT, SM, IP, 0, "",                           \
-      "2 ** input; integers give float32.")
+      "2 ** input; integers give float32.")                                 \
+    X(ASIN, asin, asin, F, FLOAT, SM, IP, 0, "",                            \
+      "Inverse sine (radians); integers give float32.")                     \
+    X(ACOS, acos, acos, F, FLOAT, SM, IP, 0, "",                            \
+      "Inverse cosine (radians); integers give float32.")                   \
+    X(ATAN, atan, atan, F, FLOAT, SM, IP, 0, "",                            \
+      "Inverse tangent (radians); integers give float32.")                  \
+    X(SINH, sinh, sinh, F, FLOAT, SM, IP, 0, "",                            \
+      "Hyperbolic sine; integers give float32.")                            \
+    X(COSH, cosh, cosh, F, FLOAT, SM, IP, 0, "",                            \
+      "Hyperbolic cosine; integers give float32.")                          \
+    X(ASINH, asinh, asinh, F, FLOAT, SM, IP, 0, "",                         \
+      "Inverse hyperbolic sine; integers give float32.")                    \
+    X(ACOSH, acosh, acosh, F, FLOAT, SM, IP, 0, "",                         \
+      "Inverse hyperbolic cosine; integers give float32.")                  \
+    X(ATANH, atanh, atanh, F, FLOAT, SM, IP, 0, "",                         \
+      "Inverse hyperbolic tangent; integers give float32.")                 \
+    X(DEG2RAD, deg2rad, deg2rad, F, FLOAT, SM, IP, 0, "",                   \
+      "input * pi / 180; integers give float32.")                           \
+    X(RAD2DEG, rad2deg, rad2deg, F, FLOAT, SM, IP, 0, "",                   \
+      "input * 180 / pi; integers give float32.")                           \
+    X(SINC, sinc, sinc, F, FLOAT, SM, IP, 0, "",                            \
+      "sin(pi x) / (pi x), 1 at 0; integers give float32.")                 \
+    X(ERF, erf, erf, F, FLOAT, SM, IP, 0, "",                               \
+      "Error function; integers give float32.")                             \
+    X(ERFC, erfc, erfc, F, FLOAT, SM, IP, 0, "",                            \
+      "1 - erf(input), accurate for large input; integers give float32.")   \
+    X(ERFINV, erfinv, erfinv, F, FLOAT, SM, IP, 0, "",                      \
+      "Inverse error function on [-1, 1]; integers give float32.")          \
+    X(LGAMMA, lgamma, lgamma, F, FLOAT, SM, IP, 0, "",                      \
+      "log(|gamma(input)|); integers give float32.")                        \
+    X(DIGAMMA, digamma, digamma, F, FLOAT, SM, IP, 0, "",                   \
+      "Logarithmic derivative of gamma; integers give float32.")            \
+    X(LOGIT, logit, logit, F, FLOAT, SM, IP, 0, "",                         \
+      "log(input / (1 - input)); integers give float32.")                   \
+    X(FRAC, frac, frac, F, SAME, SM, IP, 0, "",                             \
+      "input - trunc(input), with the sign of input.")                      \
+    X(SIGNBIT, signbit, signbit, BZF, BOOL, SM, NOIP, 0, "",                \
+      "Where the sign bit is set (-0.0 too), as bool.")                     \
+    X(ISPOSINF, isposinf, isposinf, BZF, BOOL, SM, NOIP, 0, "",             \
+      "Where input is +inf, as bool.")                                      \
+    X(ISNEGINF, isneginf, isneginf, BZF, BOOL, SM, NOIP, 0, "",             \
+      "Where input is -inf, as bool.")                                      \
+    X(ISREAL, isreal, isreal, BZFC, BOOL, SM, NOIP, 0, "",                  \
+      "Where the imaginary part is 0 (true for real dtypes), as bool.")     \
+    X(POSITIVE, positive, positive, ZFC, SAME, SM, NOIP, 0, "",             \
+      "+input: a copy (refused for bool, as PyTorch).")
 
 /* Other names tl_op_unary_from_name accepts: X(alias, ID). */
 #define TL_UNARY_ALIASES(X)                                                 \
     X(negative, NEG) X(absolute, ABS) X(rint, ROUND) X(fix, TRUNC)          \
-    X(invert, BITWISE_NOT)
+    X(invert, BITWISE_NOT) X(arcsin, ASIN) X(arccos, ACOS)                  \
+    X(arctan, ATAN) X(arcsinh, ASINH) X(arccosh, ACOSH) X(arctanh, ATANH)
 /* Python aliases (function and method, no in-place form): X(py, ID,
  * sig), sig as the op's: ALPHA for add/sub, else PLAIN (tests/
  * test_ops_table.py checks that it is). */
-#define TL_UNARY_PY_ALIASES(X) X(negative, NEG, PLAIN)
+#define TL_UNARY_PY_ALIASES(X)                                              \
+    X(negative, NEG, PLAIN) X(arcsin, ASIN, PLAIN) X(arccos, ACOS, PLAIN)   \
+    X(arctan, ATAN, PLAIN) X(arcsinh, ASINH, PLAIN)                         \
+    X(arccosh, ACOSH, PLAIN) X(arctanh, ATANH, PLAIN)
 
 /* ---- the binary ops -------------------------------------------------------
  * X(ID, name, py, set, res, impl, form, flags, hint, doc).  "Promoted" is
@@ -243,7 +293,37 @@
       "input << other; a count < 0 or >= the bit width gives 0.")           \
     X(RSHIFT, rshift, bitwise_right_shift, Z, SAME, SM, IP, 0, "",          \
       "input >> other; a count < 0 or >= the bit width gives 0 (-1 for a "  \
-      "negative input).")
+      "negative input).")                                                   \
+    X(ATAN2, atan2, atan2, F, FLOAT, SM, IP, 0, "",                         \
+      "atan(input / other) in the right quadrant; integers give float32.")  \
+    X(HYPOT, hypot, hypot, F, SAME, SM, IP, 0, "",                          \
+      "sqrt(input ** 2 + other ** 2) without overflow.")                    \
+    X(LOGADDEXP, logaddexp, logaddexp, F, SAME, SM, IP, 0, "",              \
+      "log(exp(input) + exp(other)) without overflow.")                     \
+    X(LOGADDEXP2, logaddexp2, logaddexp2, F, SAME, SM, IP, 0, "",           \
+      "log2(2 ** input + 2 ** other) without overflow.")                    \
+    X(XLOGY, xlogy, xlogy, F, FLOAT, SM, IP, 0, "",                         \
+      "input * log(other), 0 where input is 0; integers give float32.")     \
+    X(FMOD, fmod, fmod, ZF, SAME, SM, IP, TL_OPF_ZERO_DIV, "",              \
+      "C's fmod: the remainder with the sign of input.")                    \
+    X(COPYSIGN, copysign, copysign, F, FLOAT, SM, IP, 0, "",                \
+      "|input| with the sign of other; integers give float32.")             \
+    X(NEXTAFTER, nextafter, nextafter, F, SAME, SM, IP, 0, "",              \
+      "The next float after input toward other.")                           \
+    X(LDEXP, ldexp, ldexp, F, FLOAT, SM, IP, 0, "",                         \
+      "input * 2 ** other; integers give float32.")                         \
+    X(GCD, gcd, gcd, Z, SAME, SM, IP, 0, "",                                \
+      "Greatest common divisor (>= 0) of integers.")                        \
+    X(LCM, lcm, lcm, Z, SAME, SM, IP, 0, "",                                \
+      "Least common multiple (>= 0) of integers.")                          \
+    X(HEAVISIDE, heaviside, heaviside, BZF, SAME, SM, IP, 0, "",            \
+      "0 where input < 0, 1 where > 0, other where input is 0.")            \
+    X(FMAX, fmax, fmax, BZF, SAME, SM, IP, 0,                                \
+      " (complex numbers have no order)",                                   \
+      "Elementwise maximum, ignoring a NaN operand.")                       \
+    X(FMIN, fmin, fmin, BZF, SAME, SM, IP, 0,                                \
+      " (complex numbers have no order)",                                   \
+      "Elementwise minimum, ignoring a NaN operand.")
 
 /* Other names tl_op_binary_from_name accepts: X(alias, ID). */
 #define TL_BINARY_ALIASES(X)                                                \
@@ -251,10 +331,11 @@
     X(fmod_floor, REMAINDER) X(greater, GT) X(greater_equal, GE)            \
     X(less, LT) X(less_equal, LE) X(not_equal, NE)                          \
     X(bitwise_left_shift, LSHIFT) X(bitwise_right_shift, RSHIFT)            \
-    X(left_shift, LSHIFT) X(right_shift, RSHIFT)
+    X(left_shift, LSHIFT) X(right_shift, RSHIFT) X(arctan2, ATAN2)
 /* Python aliases (function and method with the op's signature, no
  * in-place form): X(py, ID, sig) as above.  div/divide (rounding_mode=)
  * are bound by hand. */
-#define TL_BINARY_PY_ALIASES(X) X(subtract, SUB, ALPHA) X(multiply, MUL, PLAIN)
+#define TL_BINARY_PY_ALIASES(X)                                             \
+    X(subtract, SUB, ALPHA) X(multiply, MUL, PLAIN) X(arctan2, ATAN2, PLAIN)
 
 #endif /* TENSORLIB_OP_TABLE_H */
