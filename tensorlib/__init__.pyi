@@ -186,7 +186,6 @@ from ._C import (
     neg as neg,
     negative as negative,
     nextafter as nextafter,
-    positive as positive,
     pow as pow,
     rad2deg as rad2deg,
     reciprocal as reciprocal,

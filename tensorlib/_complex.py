@@ -40,8 +40,8 @@ def positive(input):
         raise TypeError("positive(): argument 'input' must be Tensor, not %s"
                         % type(input).__name__)
     if input.dtype == _C.bool:
-        raise TypeError("The `+` operator, on a bool tensor is not "
-                        "supported.")
+        raise TypeError("positive() does not take bool tensors (+ on a "
+                        "bool tensor is refused, as PyTorch refuses it)")
     return input
 
 

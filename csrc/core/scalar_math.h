@@ -689,7 +689,8 @@ TL_SM_OVL1(digamma, f32, float, float)
 
 /* Bit tests, set BZF with a bool result: signbit (-0.0 and -NaN too),
  * isposinf, isneginf; isreal (set BZFC): true for every real dtype, for
- * complex where the imaginary part is 0.  positive (set ZFC): a copy. */
+ * complex where the imaginary part is 0.  (positive is not a table op:
+ * it returns its input itself, as PyTorch; tensorlib/_complex.py.) */
 #define TL_SM_DEF_TESTS(N, T, SGN)                                          \
     TL_HD uint8_t tl_sm_signbit_##N(T x) { return (uint8_t)(SGN); }         \
     TL_HD uint8_t tl_sm_isposinf_##N(T x) { return (void)x, 0; }            \
@@ -699,29 +700,15 @@ TL_SM_OVL1(digamma, f32, float, float)
     TL_SM_OVL1(isposinf, N, uint8_t, T)                                     \
     TL_SM_OVL1(isneginf, N, uint8_t, T)                                     \
     TL_SM_OVL1(isreal, N, uint8_t, T)
-#define TL_SM_DEF_POSITIVE(N, T)                                            \
-    TL_HD T tl_sm_positive_##N(T x) { return x; }                           \
-    TL_SM_OVL1(positive, N, T, T)
 TL_SM_DEF_TESTS(u8, uint8_t, x & 0u)
-TL_SM_DEF_POSITIVE(u8, uint8_t)
 TL_SM_DEF_TESTS(i8, int8_t, x < 0)
-TL_SM_DEF_POSITIVE(i8, int8_t)
 TL_SM_DEF_TESTS(i16, int16_t, x < 0)
-TL_SM_DEF_POSITIVE(i16, int16_t)
 TL_SM_DEF_TESTS(u16, uint16_t, x & 0u)
-TL_SM_DEF_POSITIVE(u16, uint16_t)
 TL_SM_DEF_TESTS(i32, int32_t, x < 0)
-TL_SM_DEF_POSITIVE(i32, int32_t)
 TL_SM_DEF_TESTS(u32, uint32_t, x & 0u)
-TL_SM_DEF_POSITIVE(u32, uint32_t)
 TL_SM_DEF_TESTS(i64, int64_t, x < 0)
-TL_SM_DEF_POSITIVE(i64, int64_t)
 TL_SM_DEF_TESTS(u64, uint64_t, x & 0u)
-TL_SM_DEF_POSITIVE(u64, uint64_t)
-TL_SM_DEF_POSITIVE(f32, float)
-TL_SM_DEF_POSITIVE(f64, double)
 #undef TL_SM_DEF_TESTS
-#undef TL_SM_DEF_POSITIVE
 /* bool (T_b is uint8_t, as u8): its own names, no C++ overload (the
  * functor's bool instantiation would collide with u8's). */
 TL_HD uint8_t tl_sm_signbit_b(uint8_t x) { return (void)x, 0; }
@@ -742,9 +729,7 @@ TL_SM_DEF_FTESTS(f64, double, )
 #undef TL_SM_DEF_FTESTS
 #define TL_SM_DEF_CTESTS(N, CT)                                             \
     TL_HD uint8_t tl_sm_isreal_##N(CT z) { return z.im == 0; }              \
-    TL_SM_OVL1(isreal, N, uint8_t, CT)                                      \
-    TL_HD CT tl_sm_positive_##N(CT z) { return z; }                         \
-    TL_SM_OVL1(positive, N, CT, CT)
+    TL_SM_OVL1(isreal, N, uint8_t, CT)
 TL_SM_DEF_CTESTS(c64, tl_sm_c64)
 TL_SM_DEF_CTESTS(c128, tl_sm_c128)
 #undef TL_SM_DEF_CTESTS

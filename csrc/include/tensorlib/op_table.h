@@ -216,9 +216,7 @@
     X(ISNEGINF, isneginf, isneginf, BZF, BOOL, SM, NOIP, 0, "",             \
       "Where input is -inf, as bool.")                                      \
     X(ISREAL, isreal, isreal, BZFC, BOOL, SM, NOIP, 0, "",                  \
-      "Where the imaginary part is 0 (true for real dtypes), as bool.")     \
-    X(POSITIVE, positive, positive, ZFC, SAME, SM, NOIP, 0, "",             \
-      "+input: a copy (refused for bool, as PyTorch).")
+      "Where the imaginary part is 0 (true for real dtypes), as bool.")
 
 /* Other names tl_op_unary_from_name accepts: X(alias, ID). */
 #define TL_UNARY_ALIASES(X)                                                 \
