@@ -88,3 +88,6 @@ __version__ = "0.1.0"
 from . import return_types  # noqa: E402,F401
 # Files (issue 21): safetensors and .npy/.npz save/load, mmap.
 from .serialization import save, load, load_metadata  # noqa: E402,F401
+# The array API standard's namespace (issue 20): Tensor.__array_namespace__.
+from . import array_api  # noqa: E402,F401
+array_api._install(Tensor)  # noqa: F821 - from _C above
