@@ -362,6 +362,18 @@ def _pair(x1, x2, fn):
                     f"{type(x1).__name__} and {type(x2).__name__}")
 
 
+def _common(x1, x2, fn):
+    """(x1, x2) as tensors of their result_type, for the ops (matmul,
+    tensordot, vecdot, the linalg functions) that take one dtype only."""
+    x1, x2 = _pair(x1, x2, fn)
+    if not _is_tensor(x2):
+        x2 = _scalar_tensor(x2, x1, fn)
+    if x1.dtype != x2.dtype:
+        dt = _tl.promote_types(x1.dtype, x2.dtype)
+        x1, x2 = x1.to(dt), x2.to(dt)
+    return x1, x2
+
+
 def _make_unary(name, impl, doc):
     def f(x, /):
         return impl(x)
@@ -697,7 +709,7 @@ def zeros_like(x, /, *, dtype=None, device=None):
 def matmul(x1, x2, /):
     """The matrix product (NumPy's matmul rules: 1-D operands promoted to
     matrices, batch dims broadcast)."""
-    x1, x2 = _pair(x1, x2, "matmul")
+    x1, x2 = _common(x1, x2, "matmul")
     return _tl.matmul(x1, x2)
 
 
@@ -712,13 +724,13 @@ def matrix_transpose(x, /):
 def tensordot(x1, x2, /, *, axes=2):
     """Contraction over the last `axes` dims of x1 and the first of x2, or
     over the pairs of dims given as two sequences."""
-    x1, x2 = _pair(x1, x2, "tensordot")
+    x1, x2 = _common(x1, x2, "tensordot")
     return _tl.tensordot(x1, x2, dims=axes)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
     """sum(conj(x1) * x2) over axis, the other dims broadcast."""
-    x1, x2 = _pair(x1, x2, "vecdot")
+    x1, x2 = _common(x1, x2, "vecdot")
     return _tl.linalg.vecdot(x1, x2, dim=axis)
 
 

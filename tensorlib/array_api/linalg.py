@@ -7,8 +7,8 @@ _la = _tl.linalg
 
 
 def _pair(x1, x2, fn):
-    from . import _pair as pair
-    return pair(x1, x2, fn)
+    from . import _common
+    return _common(x1, x2, fn)
 
 
 def cholesky(x, /, *, upper=False):
