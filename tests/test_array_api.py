@@ -1080,6 +1080,11 @@ def test_creation_functions():
     np.testing.assert_allclose(xp.arange(1, 2, 0.25).numpy(),
                                np.arange(1, 2, 0.25))
     assert xp.arange(10, 0, -3).tolist() == [10, 7, 4, 1]
+    for args in [(5, 0), (0, 5, -1), (3, 3), (2.5, 1.0)]:
+        e = xp.arange(*args)
+        assert e.shape == (0,) and e.dtype == (
+            xp.int64 if all(isinstance(v, int) for v in args) else
+            xp.float32)
     assert xp.arange(3, dtype=xp.float64).dtype == xp.float64
     assert xp.empty(3).shape == (3,) and xp.empty((2, 0)).shape == (2, 0)
     assert xp.zeros((2, 3), dtype=xp.int8).dtype == xp.int8
@@ -1232,6 +1237,8 @@ def test_linalg_extension_against_numpy():
                                np.cross(u3.numpy(), v3.numpy()))
     np.testing.assert_allclose(la.cross(u3.mT, v3.mT, axis=0).numpy(),
                                np.cross(u3.numpy().T, v3.numpy().T, axis=0))
+    np.testing.assert_allclose(la.cross(u3, v3[0]).numpy(),
+                               np.cross(u3.numpy(), v3.numpy()[0]))
     np.testing.assert_allclose(la.outer(u3[0], v3[1]).numpy(),
                                np.outer(u3.numpy()[0], v3.numpy()[1]))
     with pytest.raises(ValueError):

@@ -567,7 +567,14 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     integers give the default integer dtype, any float the default float."""
     if stop is None:
         start, stop = 0, start
-    return _tl.arange(start, stop, step, **_kw(dtype, device, "arange"))
+    kw = _kw(dtype, device, "arange")
+    if step != 0 and (stop - start) * step <= 0:
+        # an empty range (PyTorch refuses a step pointing away from stop)
+        if dtype is None:
+            ints = _b.all(isinstance(v, _b.int) for v in (start, stop, step))
+            kw["dtype"] = _DEFAULT_INT if ints else _DEFAULT_FLOAT
+        return _tl.empty((0,), **kw)
+    return _tl.arange(start, stop, step, **kw)
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):

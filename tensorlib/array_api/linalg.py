@@ -23,6 +23,8 @@ def cross(x1, x2, /, *, axis=-1):
     x1, x2 = _pair(x1, x2, "cross")
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("cross(): the arrays must have at least one dim")
+    if tuple(x1.shape) != tuple(x2.shape):
+        x1, x2 = _tl.broadcast_tensors(x1, x2)
     return _la.cross(x1, x2, dim=axis)
 
 
