@@ -23,7 +23,7 @@ import tensorlib.array_api as xp
 RNG = np.random.default_rng(20)
 INF, NAN = math.inf, math.nan
 
-# ---- the names and signatures of the standard --------------------------------
+# ---- the names and signatures of the standard -------------------------------
 
 # name -> the signature as inspect prints it without annotations.
 SIGNATURES = {
@@ -255,7 +255,7 @@ def test_array_attributes():
     assert math.prod(t.shape) == 6 and t.size() == (2, 3)
 
 
-# ---- data type functions -----------------------------------------------------
+# ---- data type functions ----------------------------------------------------
 
 SIGNED = [xp.int8, xp.int16, xp.int32, xp.int64]
 UNSIGNED = [xp.uint8, xp.uint16, xp.uint32, xp.uint64]
@@ -448,7 +448,7 @@ def test_broadcast_functions():
         xp.broadcast_to(a, (2, 2))
 
 
-# ---- special cases of the elementwise functions -------------------------------
+# ---- special cases of the elementwise functions -----------------------------
 
 PZ, NZ = 0.0, -0.0
 FIN = [1.0, 2.5, -1.0, -2.5, 0.5, -0.5]
@@ -702,7 +702,7 @@ _INT_REF = {"ceil": lambda v: v, "floor": lambda v: v, "trunc": lambda v: v,
             "square": lambda v: v * v}
 
 
-# ---- the standard's semantics where the top level differs ---------------------
+# ---- the standard's semantics where the top level differs -------------------
 
 def _layouts(shape, dtype="float64"):
     """The same values as a contiguous, transposed, flipped and sliced
@@ -1072,7 +1072,7 @@ def test_searching_functions():
         [False, True, False]
 
 
-# ---- creation ------------------------------------------------------------------
+# ---- creation ---------------------------------------------------------------
 
 def test_creation_functions():
     assert xp.arange(5).dtype == xp.int64
@@ -1159,7 +1159,7 @@ def test_from_dlpack_copy_and_device():
     assert tl.shares_memory(e, t)
 
 
-# ---- linalg extension ---------------------------------------------------------
+# ---- linalg extension -------------------------------------------------------
 
 def _spd(n, batch=()):
     a = RNG.standard_normal(batch + (n, n))
@@ -1258,7 +1258,7 @@ def test_linalg_extension_against_numpy():
                      xp.ones(3, dtype=xp.int16)).dtype == xp.int16
 
 
-# ---- refusals -----------------------------------------------------------------
+# ---- refusals ---------------------------------------------------------------
 
 def test_bad_input_leaves_operands_and_raises_the_right_class():
     x = tl.arange(6.0).reshape(2, 3)
@@ -1279,7 +1279,7 @@ def test_bad_input_leaves_operands_and_raises_the_right_class():
     assert tl.equal(x, before)
 
 
-# ---- memory: flat over many calls ----------------------------------------------
+# ---- memory: flat over many calls -------------------------------------------
 
 def _round(x, i):
     return [xp.sum(x, axis=(0, 1)), xp.std(x, correction=1), xp.max(x, axis=0),
@@ -1311,3 +1311,44 @@ def test_namespace_loop_flat():
     assert after["active_bytes"] == stats["active_bytes"]
     assert after["alloc_count"] - stats["alloc_count"] == \
         after["free_count"] - stats["free_count"]
+
+
+COMPLEX_UNARY = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cos",
+                 "cosh", "exp", "expm1", "log", "log1p", "log2", "log10",
+                 "sin", "sinh", "sqrt", "tan", "tanh", "square",
+                 "reciprocal"]
+_NP_NAME = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
+            "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh"}
+
+
+@pytest.mark.parametrize("name", COMPLEX_UNARY)
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_unary_against_numpy(name, dt):
+    vals = np.array([0.5 + 0.5j, -1 + 2j, 3 - 0.25j, -0.75 - 1.5j, 0j,
+                     complex(0.0, -2.0)], dtype=dt)
+    x = tl.tensor(vals[::-1].copy()).flip(0)          # a negative stride
+    out = getattr(xp, name)(x)
+    assert out.dtype == getattr(xp, dt)
+    with np.errstate(all="ignore"):
+        want = getattr(np, _NP_NAME.get(name, name))(vals)
+    tol = 1e-5 if dt == "complex64" else 1e-12
+    np.testing.assert_allclose(out.numpy(), want, rtol=tol, atol=tol)
+    # conj symmetry the standard requires of these functions
+    if name in ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh",
+                "sinh", "cos", "sin", "exp", "log", "sqrt", "tan", "tanh"):
+        np.testing.assert_allclose(
+            getattr(xp, name)(xp.conj(x)).numpy(), np.conj(want),
+            rtol=tol, atol=tol)
+
+
+def test_complex_special_values_of_the_inverse_functions():
+    z = xp.asarray([complex(0.0, 0.0), complex(INF, 1.0),
+                    complex(1.0, INF)], dtype=xp.complex128)
+    acos = xp.acos(z).tolist()
+    assert acos[0].real == pytest.approx(math.pi / 2) and acos[0].imag == 0
+    assert acos[1] == complex(0.0, -INF)                   # +0 - inf j
+    assert acos[2].real == pytest.approx(math.pi / 2) and \
+        acos[2].imag == -INF
+    assert xp.acosh(z).tolist()[0] == pytest.approx(complex(0, math.pi / 2))
+    assert xp.asinh(z).tolist()[1].real == INF
+    assert xp.atanh(xp.asarray([complex(1.0, 0.0)])).tolist()[0].real == INF

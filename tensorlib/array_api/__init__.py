@@ -16,6 +16,8 @@ import builtins as _b
 import math as _math
 from typing import NamedTuple as _NamedTuple
 
+import numpy as _np
+
 import tensorlib as _tl
 
 from . import linalg  # noqa: F401  (the linalg extension)
@@ -383,6 +385,33 @@ def _make_unary(name, impl, doc):
     return f
 
 
+def _via_numpy(npf, x):
+    """npf computed by NumPy on the zero-copy view of a CPU tensor, as a
+    tensor of NumPy's result (which keeps x's complex dtype)."""
+    import numpy as np
+    with np.errstate(all="ignore"):
+        out = npf(x.numpy())
+    return _tl.from_numpy(np.ascontiguousarray(out))
+
+
+def _make_complex_unary(name, impl, npf, doc):
+    """A unary function whose top-level op refuses complex tensors for now
+    (docs/differences.md): complex inputs go to NumPy's C99 forms on the
+    zero-copy view until the top level takes them, then to the top level
+    (it is tried first)."""
+    def f(x, /):
+        if x.dtype in _COMPLEX:
+            try:
+                return impl(x)
+            except TypeError:
+                return _via_numpy(npf, x)
+        return impl(x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    f.__module__ = __name__
+    return f
+
+
 def _make_binary(name, impl, doc):
     def f(x1, x2, /):
         x1, x2 = _pair(x1, x2, name)
@@ -397,15 +426,18 @@ def _make_binary(name, impl, doc):
 
 abs = _make_unary("abs", _tl.abs, "|x| elementwise (complex: the modulus, "
                   "of the real dtype).")
-acos = _make_unary("acos", _tl.acos, "Inverse cosine elementwise.")
-acosh = _make_unary("acosh", _tl.acosh,
-                    "Inverse hyperbolic cosine elementwise.")
-asin = _make_unary("asin", _tl.asin, "Inverse sine elementwise.")
-asinh = _make_unary("asinh", _tl.asinh,
-                    "Inverse hyperbolic sine elementwise.")
-atan = _make_unary("atan", _tl.atan, "Inverse tangent elementwise.")
-atanh = _make_unary("atanh", _tl.atanh,
-                    "Inverse hyperbolic tangent elementwise.")
+acos = _make_complex_unary("acos", _tl.acos, _np.arccos,
+                           "Inverse cosine elementwise.")
+acosh = _make_complex_unary("acosh", _tl.acosh, _np.arccosh,
+                            "Inverse hyperbolic cosine elementwise.")
+asin = _make_complex_unary("asin", _tl.asin, _np.arcsin,
+                           "Inverse sine elementwise.")
+asinh = _make_complex_unary("asinh", _tl.asinh, _np.arcsinh,
+                            "Inverse hyperbolic sine elementwise.")
+atan = _make_complex_unary("atan", _tl.atan, _np.arctan,
+                           "Inverse tangent elementwise.")
+atanh = _make_complex_unary("atanh", _tl.atanh, _np.arctanh,
+                            "Inverse hyperbolic tangent elementwise.")
 bitwise_invert = _make_unary("bitwise_invert", _tl.bitwise_not,
                              "~x elementwise (bool: logical not).")
 ceil = _make_unary("ceil", _tl.ceil, "Smallest integer >= x elementwise "
@@ -413,7 +445,8 @@ ceil = _make_unary("ceil", _tl.ceil, "Smallest integer >= x elementwise "
 conj = _make_unary("conj", _tl.conj, "Complex conjugate elementwise (real "
                    "inputs: x itself).")
 cos = _make_unary("cos", _tl.cos, "Cosine elementwise.")
-cosh = _make_unary("cosh", _tl.cosh, "Hyperbolic cosine elementwise.")
+cosh = _make_complex_unary("cosh", _tl.cosh, _np.cosh,
+                           "Hyperbolic cosine elementwise.")
 exp = _make_unary("exp", _tl.exp, "e**x elementwise.")
 expm1 = _make_unary("expm1", _tl.expm1, "e**x - 1 elementwise, accurate "
                     "near 0.")
@@ -438,7 +471,8 @@ reciprocal = _make_unary("reciprocal", _tl.reciprocal, "1 / x elementwise.")
 signbit = _make_unary("signbit", _tl.signbit, "Whether the sign bit of x "
                       "is set (-0.0 and negative NaNs included).")
 sin = _make_unary("sin", _tl.sin, "Sine elementwise.")
-sinh = _make_unary("sinh", _tl.sinh, "Hyperbolic sine elementwise.")
+sinh = _make_complex_unary("sinh", _tl.sinh, _np.sinh,
+                           "Hyperbolic sine elementwise.")
 square = _make_unary("square", _tl.square, "x * x elementwise.")
 sqrt = _make_unary("sqrt", _tl.sqrt, "Square root elementwise (principal "
                    "root for complex).")
