@@ -1352,3 +1352,51 @@ def test_complex_special_values_of_the_inverse_functions():
     assert xp.acosh(z).tolist()[0] == pytest.approx(complex(0, math.pi / 2))
     assert xp.asinh(z).tolist()[1].real == INF
     assert xp.atanh(xp.asarray([complex(1.0, 0.0)])).tolist()[0].real == INF
+
+
+# ---- against PyTorch through array_api_compat's torch namespace ----------
+
+def test_against_array_api_compat_torch(torch):
+    tx = pytest.importorskip("array_api_compat.torch")
+    td = {n: getattr(torch, n) for n in (
+        "bool", "int8", "int16", "int32", "int64", "uint8", "float32",
+        "float64", "complex64", "complex128")}
+    # result dtypes of binary functions, 0-d operands counting fully
+    for (a, b), r in PROMOTION.items():
+        if a.name not in td or b.name not in td:
+            continue                 # torch lacks full uint16/32/64 support
+        ta = tx.ones((2,), dtype=td[a.name])
+        tb = tx.ones((), dtype=td[b.name])
+        fn = "logical_and" if r == xp.bool else "multiply"
+        want = getattr(tx, fn)(ta, tb).dtype
+        got = getattr(xp, fn)(xp.ones((2,), dtype=a),
+                              xp.ones((), dtype=b)).dtype
+        assert got.name == str(want).replace("torch.", ""), (a, b)
+    # values of the functions whose semantics differ from torch's top level
+    arr = RNG.standard_normal((3, 4, 5))
+    t, tt = tl.tensor(arr), torch.tensor(arr)
+    pairs = [
+        (lambda m, x: m.std(x, axis=(0, 2), correction=1)),
+        (lambda m, x: m.var(x, axis=-1, keepdims=True)),
+        (lambda m, x: m.max(x, axis=(1, 2))),
+        (lambda m, x: m.min(x, axis=0, keepdims=True)),
+        (lambda m, x: m.sort(x, axis=1, descending=True)),
+        (lambda m, x: m.argsort(m.round(x), axis=-1, stable=True)),
+        (lambda m, x: m.cumulative_sum(x, axis=2, include_initial=True)),
+        (lambda m, x: m.permute_dims(x, (2, 0, 1))),
+        (lambda m, x: m.matrix_transpose(x)),
+        (lambda m, x: m.concat([x, x], axis=None)),
+        (lambda m, x: m.take(x, m.asarray([3, 0]), axis=1)),
+        (lambda m, x: m.linalg.vector_norm(x, axis=(0, 1), ord=3)),
+        (lambda m, x: m.count_nonzero(m.round(x), axis=(0, 2))),
+    ]
+    for f in pairs:
+        np.testing.assert_allclose(f(xp, t).numpy(), f(tx, tt).numpy(),
+                                   rtol=1e-10, atol=1e-12)
+    for fn in ("unique_values", "unique_counts"):
+        ints = tl.tensor(RNG.integers(0, 5, 20))
+        got, want = getattr(xp, fn)(ints), getattr(tx, fn)(
+            torch.tensor(ints.numpy()))
+        for g, w in zip(got if isinstance(got, tuple) else [got],
+                        want if isinstance(want, tuple) else [want]):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
