@@ -60,6 +60,8 @@ _INTEGRAL = _SIGNED + _UNSIGNED
 # count as real floating for isdtype but are not listed by dtypes().
 _REAL_FLOATING = (float32, float64, _tl.float16, _tl.bfloat16)
 _COMPLEX = (complex64, complex128)
+# sum/prod of these dtypes keep them: the top level's own dtype rule.
+_FAST_FLOATING = frozenset(_REAL_FLOATING + _COMPLEX)
 _DEFAULT_FLOAT = float32
 _DEFAULT_COMPLEX = complex64
 _DEFAULT_INT = int64
@@ -1136,22 +1138,32 @@ def _sumlike(fn, name, x, axis, dtype, keepdims):
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
     """The sum over axis (None: all dims); integers and bool accumulate in
     the default (unsigned) integer dtype unless dtype is given."""
+    if axis is None and dtype is None and not keepdims and \
+            x.dtype in _FAST_FLOATING:
+        return _tl.sum(x)          # the common case without the adapter
     return _sumlike(_tl.sum, "sum", x, axis, dtype, keepdims)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     """The product over axis (None: all dims); integers and bool accumulate
     in the default (unsigned) integer dtype unless dtype is given."""
+    if axis is None and dtype is None and not keepdims and \
+            x.dtype in _FAST_FLOATING:
+        return _tl.prod(x)
     return _sumlike(_tl.prod, "prod", x, axis, dtype, keepdims)
 
 
 def mean(x, /, *, axis=None, keepdims=False):
     """The arithmetic mean over axis (floating inputs)."""
+    if axis is None and not keepdims:
+        return _tl.mean(x)
     out = _reduce(_tl.mean, x, axis, keepdims)
     return _tl.clone(x) if out is None else out
 
 
 def _minmax(fn, name, x, axis, keepdims):
+    if axis is None and not keepdims and x.ndim:
+        return fn(x)
     if x.ndim == 0:
         _axes(x, axis)
         return _tl.clone(x)
