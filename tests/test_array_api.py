@@ -1400,3 +1400,44 @@ def test_against_array_api_compat_torch(torch):
         for g, w in zip(got if isinstance(got, tuple) else [got],
                         want if isinstance(want, tuple) else [want]):
             np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+# The standard's complex special cases are C99's Annex G, which NumPy
+# implements: every function on the grid of special components (both
+# signs of zero, +-1, +-inf, NaN) against NumPy, component by component.
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, INF, -INF, NAN, 2.5]
+_CGRID = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL],
+                  dtype=np.complex128)
+
+
+def _same_component(got, want):
+    if np.isnan(want):
+        return np.isnan(got)
+    if got != want and not (np.isfinite(want) and
+                            abs(got - want) <= 1e-12 * max(1.0, abs(want))):
+        return False
+    return want != 0 or np.signbit(got) == np.signbit(want)
+
+
+@pytest.mark.parametrize("name", [
+    "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos",
+    "tan", "sinh", "cosh", "tanh", "square", "abs", "asin", "acos", "atan",
+    "asinh", "acosh", "atanh"])
+def test_complex_special_grid(name):
+    npn = _NP_NAME.get(name, name)
+    with np.errstate(all="ignore"):
+        want = getattr(np, npn)(_CGRID)
+    got = getattr(xp, name)(xp.asarray(_CGRID)).numpy()
+    bad = [(z, g, w) for z, g, w in zip(_CGRID, got, want)
+           if not (_same_component(np.real(g), np.real(w)) and
+                   _same_component(np.imag(g), np.imag(w)))]
+    assert not bad, bad[:5]
+
+
+def test_complex_sign_special_cases():
+    z = xp.asarray([0j, complex(-0.0, 0.0), complex(NAN, 1.0),
+                    complex(3.0, -4.0)], dtype=xp.complex128)
+    s = xp.sign(z).tolist()
+    assert s[0] == 0 and s[1] == 0
+    assert math.isnan(s[2].real) or math.isnan(s[2].imag)
+    assert s[3] == pytest.approx(complex(0.6, -0.8))
