@@ -81,6 +81,9 @@ _rx._install_methods()
 from ._complex import angle, positive  # noqa: E402,F401  (issue 18)
 from . import _complex  # noqa: E402
 _complex._install_methods()
+# The array API standard's namespace (issue 20): Tensor.__array_namespace__.
+from . import array_api  # noqa: E402,F401
+array_api._install(Tensor)  # noqa: F821 - from _C above
 
 __version__ = "0.1.0"
 
@@ -88,6 +91,3 @@ __version__ = "0.1.0"
 from . import return_types  # noqa: E402,F401
 # Files (issue 21): safetensors and .npy/.npz save/load, mmap.
 from .serialization import save, load, load_metadata  # noqa: E402,F401
-# The array API standard's namespace (issue 20): Tensor.__array_namespace__.
-from . import array_api  # noqa: E402,F401
-array_api._install(Tensor)  # noqa: F821 - from _C above
