@@ -894,6 +894,13 @@ def test_manipulation_functions():
     assert xp.expand_dims(x, axis=3).shape == (2, 1, 3, 1)
     with pytest.raises(IndexError):
         xp.expand_dims(x, axis=4)
+    assert xp.expand_dims(x, axis=(0, -1)).shape == (1, 2, 1, 3, 1)
+    assert xp.expand_dims(x, axis=(1, 2)).shape == (2, 1, 1, 1, 3)
+    assert tl.shares_memory(xp.expand_dims(x, axis=(0,)), x)
+    with pytest.raises(ValueError):
+        xp.expand_dims(x, axis=(0, -5))
+    with pytest.raises(IndexError):
+        xp.expand_dims(x, axis=(5,))
     np.testing.assert_array_equal(xp.flip(x).numpy(), np.flip(a))
     np.testing.assert_array_equal(xp.flip(x, axis=(0, 2)).numpy(),
                                   np.flip(a, axis=(0, 2)))

@@ -791,7 +791,22 @@ def concat(arrays, /, *, axis=0):
 
 
 def expand_dims(x, /, axis=0):
-    """x with a new dim of size 1 at axis (in [-x.ndim - 1, x.ndim])."""
+    """x with a new dim of size 1 at axis (in [-x.ndim - 1, x.ndim]); a
+    tuple of axes (the next standard's form) inserts one dim at each
+    position of the result."""
+    if isinstance(axis, tuple):
+        m = x.ndim + len(axis)
+        pos = []
+        for a in axis:
+            if not -m <= a < m:
+                raise IndexError(f"expand_dims(): axis {a} is out of range "
+                                 f"for a result of {m} dims")
+            pos.append(a + m if a < 0 else a)
+        if len(set(pos)) != len(pos):
+            raise ValueError(f"expand_dims(): repeated axis in {axis!r}")
+        shape = iter(x.shape)
+        return _tl.reshape(x, tuple(1 if i in pos else next(shape)
+                                    for i in range(m)))
     n = x.ndim
     if not -n - 1 <= axis <= n:
         raise IndexError(f"expand_dims(): axis {axis} is out of range for "
