@@ -390,10 +390,9 @@ def _make_unary(name, impl, doc):
 def _via_numpy(npf, x):
     """npf computed by NumPy on the zero-copy view of a CPU tensor, as a
     tensor of NumPy's result (which keeps x's complex dtype)."""
-    import numpy as np
-    with np.errstate(all="ignore"):
+    with _np.errstate(all="ignore"):
         out = npf(x.numpy())
-    return _tl.from_numpy(np.ascontiguousarray(out))
+    return _tl.from_numpy(_np.ascontiguousarray(out))
 
 
 def _make_complex_unary(name, impl, npf, doc):
