@@ -21,6 +21,14 @@ import tensorlib as tl
 import tensorlib.array_api as xp
 
 RNG = np.random.default_rng(20)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_garbage_after():
+    # pytest.raises keeps tracebacks whose frames hold tensors in cycles:
+    # free them here, not inside a later file's allocator-stats check.
+    yield
+    gc.collect()
 INF, NAN = math.inf, math.nan
 
 # ---- the names and signatures of the standard -------------------------------
