@@ -827,6 +827,8 @@ def _tensor_astype(self, dtype, order="K", casting="unsafe", subok=True,
     ignored (there are no Tensor subclasses to keep)."""
     src = _np.dtype(self.dtype)
     dst = _np.dtype(dtype)
+    if not isinstance(dtype, _C.dtype):
+        dtype = dst  # "f8", np.float64, ... as the NumPy dtype
     if casting != "unsafe" and not _np.can_cast(src, dst, casting=casting):
         raise TypeError("astype(): cannot cast from {} to {} according to "
                         "the rule {!r}".format(src, dst, casting))

@@ -188,13 +188,13 @@ def _meta(dtype=None):
     return _C.empty((0,), dtype=_np.float64 if dtype is None else dtype)
 
 
-def _with_meta(name, *args, meta=None, **kwargs):
+def _with_meta(func_name, /, *args, meta=None, **kwargs):
     """dask.array's own creation function with a tensorlib _meta, so every
     chunk is made by tensorlib (np.ones_like(meta, shape=...) and
     friends dispatch to it)."""
     meta = _meta(kwargs.get("dtype")) if meta is None else meta
     with dask.config.set({"array.backend": "numpy"}):
-        return getattr(_da, name)(*args, meta=meta, **kwargs)
+        return getattr(_da, func_name)(*args, meta=meta, **kwargs)
 
 
 class TensorlibBackendEntrypoint(ArrayBackendEntrypoint):
