@@ -306,6 +306,41 @@ def test_entry_point_declared():
         assert eps["tensorlib"].load() is tld.TensorlibBackendEntrypoint
 
 
+@pytest.mark.slow  # a fresh interpreter importing dask: ~2-7 s
+def test_entry_point_found_by_dask(tmp_path):
+    # What `pip install` writes for the entry point (a dist-info with
+    # entry_points.txt), found by dask itself in a fresh interpreter: the
+    # backend loads by name with no registration by hand.
+    import subprocess
+
+    info = tmp_path / "tensorlib_entry_point_probe-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tensorlib-entry-point-probe\n"
+        "Version: 0\n")
+    (info / "entry_points.txt").write_text(
+        "[dask.array.backends]\n"
+        "tensorlib = tensorlib.dask:TensorlibBackendEntrypoint\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = (
+        "import dask, dask.array as da, tensorlib as tl\n"
+        "with dask.config.set({'array.backend': 'tensorlib'}):\n"
+        "    x = da.ones((4, 3), chunks=2)\n"
+        "    r = da.random.default_rng(0).random(5, chunks=2)\n"
+        "assert isinstance(x._meta, tl.Tensor), type(x._meta)\n"
+        "assert isinstance(x.compute(), tl.Tensor)\n"
+        "assert isinstance(r.compute(), tl.Tensor)\n"
+        "print('ok')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(tmp_path), root] + ([env["PYTHONPATH"]]
+                                 if env.get("PYTHONPATH") else []))
+    res = subprocess.run([sys.executable, "-c", code], env=env, cwd=root,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.strip() == "ok"
+
+
 @pytest.mark.parametrize("make,expect", [
     (lambda: da.ones((5, 4), chunks=2), np.ones((5, 4))),
     (lambda: da.zeros((5,), chunks=2, dtype="int32"),
