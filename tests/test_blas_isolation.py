@@ -35,7 +35,12 @@ print("ok")
 
 def test_scipy_lapack_after_tensorlib():
     pytest.importorskip("scipy.linalg")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    import tensorlib
+
+    # the tensorlib this process tests (a build directory in CI's
+    # sanitizer phase), first on the child's path
+    root = os.path.dirname(os.path.dirname(os.path.abspath(
+        tensorlib.__file__)))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))

@@ -111,8 +111,13 @@ OPS = [
 ]
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64],
-                         ids=lambda d: np.dtype(d).name)
+# float64 in the default run; float32 and int64 (the same code paths with
+# other dtypes, ~20 s together) in the full run only.
+@pytest.mark.parametrize("dtype", [
+    np.float64,
+    pytest.param(np.float32, marks=pytest.mark.slow),
+    pytest.param(np.int64, marks=pytest.mark.slow),
+], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("name,f,is_tensor", OPS, ids=[o[0] for o in OPS])
 def test_matches_numpy_backed(name, f, is_tensor, dtype):
     rng = rng_for("dask", name, np.dtype(dtype).name)
@@ -321,7 +326,8 @@ def test_entry_point_found_by_dask(tmp_path):
     (info / "entry_points.txt").write_text(
         "[dask.array.backends]\n"
         "tensorlib = tensorlib.dask:TensorlibBackendEntrypoint\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # the tensorlib this process tests, first on the child's path
+    root = os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__)))
     code = (
         "import dask, dask.array as da, tensorlib as tl\n"
         "with dask.config.set({'array.backend': 'tensorlib'}):\n"

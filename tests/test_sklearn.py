@@ -137,7 +137,9 @@ def report():
     if not hasattr(tensorlib.Tensor, "__array_namespace__"):
         # Only before tensorlib.array_api lands (issue 20's namespace).
         pytest.skip("tensorlib has no array API namespace yet")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # the tensorlib this process tests, first on the child's path
+    root = os.path.dirname(os.path.dirname(os.path.abspath(
+        tensorlib.__file__)))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
