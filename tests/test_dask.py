@@ -273,18 +273,22 @@ def test_tokenize():
 
 # ---- the tensorlib backend -----------------------------------------------------
 
-@pytest.fixture
-def backend():
-    """dask.config's array.backend set to tensorlib.  When tensorlib is
-    installed (pip install -e .), dask finds the entry point itself;
-    otherwise (a build on PYTHONPATH) the fixture registers it as the
-    entry point would."""
+def ensure_backend():
+    """When tensorlib is installed (pip install -e .), dask finds the
+    entry point itself; otherwise (a build on PYTHONPATH) register the
+    backend as the entry point would."""
     from importlib.metadata import entry_points
 
     if "tensorlib" not in {e.name for e in entry_points(
             group="dask.array.backends")}:
         array_creation_dispatch.register_backend(
             "tensorlib", tld.TensorlibBackendEntrypoint())
+
+
+@pytest.fixture
+def backend():
+    """dask.config's array.backend set to tensorlib."""
+    ensure_backend()
     with dask.config.set({"array.backend": "tensorlib"}):
         yield
 
@@ -382,13 +386,9 @@ def test_backend_then_numpy_again(backend):
 
 
 def test_to_backend():
+    ensure_backend()
     n = da.arange(10, chunks=3)
-    x = n.to_backend("tensorlib") if "tensorlib" in \
-        array_creation_dispatch._lookup else None
-    if x is None:
-        array_creation_dispatch.register_backend(
-            "tensorlib", tld.TensorlibBackendEntrypoint())
-        x = n.to_backend("tensorlib")
+    x = n.to_backend("tensorlib")
     assert isinstance(x._meta, tl.Tensor)
     check(x.compute(), np.arange(10))
     back = x.to_backend("numpy")
