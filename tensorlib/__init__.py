@@ -6,8 +6,9 @@ PyTorch has the feature, NumPy where only NumPy has it.
 """
 import enum as _enum
 
-# BLAS/LAPACK: loads libscipy_openblas64_ globally before _C links to it.
-import scipy_openblas64 as _scipy_openblas64  # noqa: F401,E402
+# BLAS/LAPACK: loads libscipy_openblas64_ (privately: RTLD_LOCAL, so SciPy's
+# own OpenBLAS keeps its symbols) before _C links to it.
+from . import _openblas  # noqa: F401,E402
 from . import _C
 
 # Every public name of the extension module is a top-level name here

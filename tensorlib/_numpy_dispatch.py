@@ -139,12 +139,24 @@ def _with_out(f, args, kwargs, out):
 
 # ---- NEP 13: ufuncs ----------------------------------------------------------
 
-_UFUNC_CALL_KW = {"out"}
+_UFUNC_CALL_KW = {"out", "dtype"}
 
 
 def _ufunc_call(ufunc, inputs, kwargs):
     if set(kwargs) - _UFUNC_CALL_KW:
         raise _Fallback("keyword")
+    dtype = kwargs.get("dtype")
+    if dtype is not None:
+        if kwargs.get("out") is not None:
+            raise _Fallback("dtype with out")
+        # dtype= naming the dtype tensorlib computes in anyway (dask's
+        # np.add(a, b, dtype=a.dtype)) changes nothing; any other falls
+        # back to NumPy, which casts the inputs.
+        res = _ufunc_call(ufunc, inputs,
+                          {k: v for k, v in kwargs.items() if k != "dtype"})
+        if _is_tensor(res) and _np.dtype(res.dtype) == _np.dtype(dtype):
+            return res
+        raise _Fallback("dtype")
     out = kwargs.get("out")
     if out is not None:
         if ufunc.nout != 1 or len(out) != 1 or not _is_tensor(out[0]):
@@ -409,8 +421,18 @@ def _copy(a, order="K", subok=False):
 def _like(tl_name):
     def impl(prototype, dtype=None, order="K", subok=True, shape=None, *,
              device=None, fill_value=_NoValue):
-        if shape is not None or device is not None:
-            raise _Fallback("shape/device")
+        if device is not None and device != "cpu":
+            raise _Fallback("device")
+        if shape is not None:
+            # NumPy's shape=: the prototype's kind of array (and dtype,
+            # unless dtype= is given) in a new shape; dask makes its
+            # chunks this way (np.ones_like(meta, shape=...)).
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            fill = () if fill_value is _NoValue else (fill_value,)
+            return _tl(tl_name[:-len("_like")])(
+                shape, *fill,
+                dtype=prototype.dtype if dtype is None else dtype,
+                device=prototype.device)
         args = (prototype,) if fill_value is _NoValue else (prototype,
                                                             fill_value)
         return _tl(tl_name)(*args, dtype=dtype)
@@ -792,8 +814,60 @@ def array_function(self, func, types, args, kwargs):
     return res
 
 
+def _tensor_astype(self, dtype, order="K", casting="unsafe", subok=True,
+                   copy=True):
+    """astype(dtype, order='K', casting='unsafe', subok=True, copy=True)
+    --
+
+    NumPy's ndarray.astype: this tensor's values as dtype (a tensorlib or
+    NumPy dtype), a new tensor unless copy=False and nothing changes.
+    casting= refuses casts NumPy's rule of that name refuses (TypeError);
+    order='C' gives a contiguous result, 'K' and 'A' keep the layout (as
+    .to() does), 'F' is refused (ValueError); subok is accepted and
+    ignored (there are no Tensor subclasses to keep)."""
+    src = _np.dtype(self.dtype)
+    dst = _np.dtype(dtype)
+    if not isinstance(dtype, _C.dtype):
+        dtype = dst  # "f8", np.float64, ... as the NumPy dtype
+    if casting != "unsafe" and not _np.can_cast(src, dst, casting=casting):
+        raise TypeError("astype(): cannot cast from {} to {} according to "
+                        "the rule {!r}".format(src, dst, casting))
+    if order not in ("K", "A", "C"):
+        raise ValueError("astype(): order={!r} is not supported (tensorlib "
+                         "keeps 'K', 'A' or 'C')".format(order))
+    out = self.to(dtype=dtype, copy=bool(copy))
+    if order == "C":
+        out = out.contiguous()
+    return out
+
+
+def _tensor_dask_tokenize(self):
+    """__dask_tokenize__(): dask's deterministic token for this tensor --
+    its dtype, shape, device and a hash of its values (equal tensors
+    share a token whatever their strides)."""
+    import hashlib
+
+    t = self.detach() if hasattr(self, "detach") else self
+    if t.device.type != "cpu":
+        t = t.cpu()
+    t = t.contiguous()
+    h = hashlib.blake2b(digest_size=16)
+    if t.numel():
+        try:
+            h.update(t)
+        except (TypeError, ValueError, BufferError):
+            # bfloat16 and float8 have no buffer format: float32 holds
+            # their values exactly.
+            h.update(t.to(_C.float32).contiguous())
+    digest = h.hexdigest()
+    return ("tensorlib.Tensor", str(self.dtype), tuple(self.shape),
+            str(self.device), digest)
+
+
 def install():
     """Attach the protocols to the extension's Tensor type."""
     T = _C.Tensor
     T.__array_ufunc__ = array_ufunc
     T.__array_function__ = array_function
+    T.astype = _tensor_astype
+    T.__dask_tokenize__ = _tensor_dask_tokenize

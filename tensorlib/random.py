@@ -47,3 +47,9 @@ def fork_rng(devices=None, enabled=True):
         yield
     finally:
         set_rng_state(state)
+
+# NumPy's generator API over tensorlib's generator (issue 20: dask's
+# da.random calls tensorlib.random.default_rng under the tensorlib backend).
+from ._np_random import default_rng  # noqa: E402,F401
+
+__all__ += ["default_rng"]

@@ -18,3 +18,8 @@ __all__ = [
 
 @contextmanager
 def fork_rng(devices: Iterable[_device_t | str | int] | None = None, enabled: bool = True) -> Iterator[None]: ...
+
+# NumPy's generator API over tensorlib's generator (issue 20: dask).
+from ._np_random import default_rng as default_rng
+
+__all__ += ["default_rng"]

@@ -5,6 +5,32 @@
 
 #include "pytl.h"
 
+/* NumPy's keyword names that PyTorch's parser also accepts for its own
+ * (axis for dim, keepdims for keepdim, x1/x2 for input/other), so code
+ * written against NumPy (dask's chunk functions: x.sum(axis=0,
+ * keepdims=True)) calls tensorlib's methods unchanged.  Tried only when
+ * the name itself is not a parameter.  Returns the parameter's index, or
+ * nnames when the name is no alias of one. */
+static Py_ssize_t numpy_alias(const char *ks, const char *const *names,
+                              Py_ssize_t nnames)
+{
+    static const char *const alias[][2] = {
+        {"axis", "dim"}, {"keepdims", "keepdim"},
+        {"x1", "input"}, {"x2", "other"},
+    };
+    for (size_t a = 0; a < sizeof alias / sizeof alias[0]; a++) {
+        if (strcmp(ks, alias[a][0]) != 0) {
+            continue;
+        }
+        for (Py_ssize_t j = 0; j < nnames; j++) {
+            if (strcmp(alias[a][1], names[j]) == 0) {
+                return j;
+            }
+        }
+    }
+    return nnames;
+}
+
 int tl_py_parse_args(PyObject *const *args, Py_ssize_t nargs,
                      PyObject *kwnames, const char *const *names,
                      Py_ssize_t npos_max, PyObject **out, const char *fname)
@@ -38,6 +64,9 @@ int tl_py_parse_args(PyObject *const *args, Py_ssize_t nargs,
             if (strcmp(ks, names[j]) == 0) {
                 break;
             }
+        }
+        if (j == nnames) {
+            j = numpy_alias(ks, names, nnames);
         }
         if (j == nnames) {
             PyErr_Format(PyExc_TypeError,

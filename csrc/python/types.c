@@ -46,6 +46,20 @@ static PyObject *dtype_get_numpy(PyObject *self, void *c)
     return tl_py_dtype_to_numpy((tl_dtype)((DtypeObject *)self)->code);
 }
 
+/* type, kind and char: the NumPy dtype's attributes of those names, so code
+ * written against NumPy dtypes (dask: x.dtype.type, x.dtype.kind) reads a
+ * tensor's dtype unchanged.  Returns: new reference, or NULL. */
+static PyObject *dtype_get_numpy_attr(PyObject *self, void *attr)
+{
+    PyObject *np_dtype = dtype_get_numpy(self, NULL);
+    if (!np_dtype) {
+        return NULL;
+    }
+    PyObject *r = PyObject_GetAttrString(np_dtype, (const char *)attr);
+    Py_DECREF(np_dtype);
+    return r;
+}
+
 static PyObject *dtype_reduce(PyObject *self, PyObject *unused)
 {
     /* Pickles as the module attribute of the same name. */
@@ -62,6 +76,10 @@ static PyGetSetDef dtype_getset[] = {
     {"dtype", dtype_get_numpy, NULL,
      "the NumPy dtype (np.dtype(x) reads it); bfloat16 needs ml_dtypes",
      NULL},
+    {"type", dtype_get_numpy_attr, NULL,
+     "the NumPy scalar type (np.dtype(x).type)", "type"},
+    {"kind", dtype_get_numpy_attr, NULL, "NumPy's kind character", "kind"},
+    {"char", dtype_get_numpy_attr, NULL, "NumPy's type character", "char"},
     {NULL},
 };
 
