@@ -882,6 +882,13 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.quick:
         args.repeats, args.budget = 5, 1.0
+    if args.quick and not args.list:
+        # Issue 22: the small-op table first (well under a minute), so a
+        # quick check of any change shows per-call overhead.
+        sys.path.insert(0, HERE)
+        import bench_small
+        bench_small.main(["--quick"] + (["-k", args.cases] if args.cases
+                                        else []))
 
     if args.list:
         for c in CASES:
