@@ -46,10 +46,12 @@ if ROOT not in sys.path:
 
 import tensorlib as tl  # noqa: E402
 
-try:
-    import torch
-except Exception:  # noqa: BLE001 - any import failure: no torch column
-    torch = None
+torch = None
+if not os.environ.get("BENCH_SMALL_NO_TORCH"):
+    try:
+        import torch
+    except Exception:  # noqa: BLE001 - any import failure: no torch column
+        torch = None
 
 F32 = np.float32
 
