@@ -354,3 +354,31 @@ def test_fast_paths_leak_nothing(rng):
     assert after["alloc_count"] - stats["alloc_count"] == \
         after["free_count"] - stats["free_count"]
     assert (sys.getrefcount(t), sys.getrefcount(a)) == refs
+
+
+# ---- small copies (contiguous()/clone() of small views) --------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8",
+                                   "int64", "bool", "complex128"])
+def test_small_contiguous_matches_numpy(rng, dtype):
+    for _ in range(20):
+        shape = tuple(int(s) for s in rng.integers(0, 5, rng.integers(0, 5)))
+        x = np.asarray((rng.standard_normal(shape) * 10).astype(dtype))
+        t = tl.from_numpy(x.copy())
+        views = [(x, t)]
+        if x.ndim:
+            views.append((x[::-1], t.flip(0)))
+            views.append((x[1:], t[1:]))
+        if x.ndim >= 2:
+            views.append((np.swapaxes(x, 0, -1), t.transpose(0, -1)))
+            views.append((x[:, ::2], t[:, ::2]))
+        if x.ndim and x.shape[0]:
+            views.append((np.broadcast_to(x[:1], (3,) + x.shape[1:]),
+                          t[:1].expand(3, *x.shape[1:])))
+        for xv, tv in views:
+            c = tv.contiguous()
+            assert c.is_contiguous() and c.dtype == tv.dtype
+            np.testing.assert_array_equal(c.numpy(), xv)
+            k = tv.clone()
+            np.testing.assert_array_equal(k.numpy(), xv)
+            assert k.data_ptr() != tv.data_ptr() or k.numel() == 0
