@@ -9,30 +9,6 @@
 #include "tensorlib/device_table.h"
 #include "structmember.h"
 
-/* Issue 22: a free list of Tensor objects' memory, so the result object
- * of a small op skips the object allocator.  An entry is a dead object of
- * freelist_type (its type reference already dropped); PyObject_Init
- * revives it.  Guarded by the GIL; bounded, so it holds at most
- * FREELIST_MAX * sizeof(TensorObject) bytes. */
-#define FREELIST_MAX 64
-static PyObject *freelist[FREELIST_MAX];
-static int freelist_n;
-static PyTypeObject *freelist_type; /* identity only, never dereferenced */
-
-/* The one place Tensor objects are allocated (a fault-injection hook
- * wraps this).  Returns: new reference with every field zero but the
- * header, or NULL with an exception. */
-static TensorObject *tensor_obj_alloc(PyTypeObject *tp)
-{
-    if (freelist_n > 0 && freelist_type == tp) {
-        PyObject *o = freelist[--freelist_n];
-        memset((char *)o + sizeof(PyObject), 0,
-               sizeof(TensorObject) - sizeof(PyObject));
-        return (TensorObject *)PyObject_Init(o, tp); /* increfs tp */
-    }
-    return (TensorObject *)tp->tp_alloc(tp, 0);
-}
-
 PyObject *tl_py_wrap(tl_mstate *st, tl_tensor_impl *impl)
 {
     if (!impl) {
@@ -45,7 +21,7 @@ PyObject *tl_py_wrap(tl_mstate *st, tl_tensor_impl *impl)
         return o;
     }
     PyTypeObject *tp = st->TensorType;
-    TensorObject *o = tensor_obj_alloc(tp);
+    TensorObject *o = (TensorObject *)tp->tp_alloc(tp, 0);
     if (!o) {
         tl_tensor_decref(impl);
         return NULL;
@@ -74,14 +50,7 @@ static void tensor_dealloc(PyObject *self)
         tl_tensor_decref(o->impl);
         o->impl = NULL;
     }
-    if (tp->tp_basicsize == (Py_ssize_t)sizeof(TensorObject) &&
-        freelist_n < FREELIST_MAX &&
-        (freelist_n == 0 || freelist_type == tp)) {
-        freelist_type = tp;
-        freelist[freelist_n++] = self;
-    } else {
-        tp->tp_free(self);
-    }
+    tp->tp_free(self);
     Py_DECREF(tp);
 }
 
