@@ -88,6 +88,7 @@ def main(argv=None) -> int:
     out = os.path.join(tmp, "cg.out")
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONHASHSEED"] = "0"  # dict probes of the names: same each run
     cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
            "--toggle-collect=builtin_eval", "--dump-after=builtin_eval",
            f"--callgrind-out-file={out}", sys.executable,

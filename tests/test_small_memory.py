@@ -51,6 +51,7 @@ def check(fn, extra=0, new=True):
     """fn allocates its output (new=False: it returns an existing tensor,
     out= or in place, and allocates none) plus `extra` documented temporary
     bytes, and nothing survives the result."""
+    fn()  # warm: lazy state (a first cached wrapped number) stays
     base = _active()
     r, peak, held = peak_of(fn)
     want = out_bytes(r) if new else 0
@@ -99,10 +100,15 @@ def test_elementwise_allocates_its_output(rng, n):
 @pytest.mark.parametrize("n", [1, 7, 300])
 def test_elementwise_documented_temporaries(rng, n):
     a = t32(rng, n)
-    # a Python scalar is a wrapped 0-d tensor for the call: its itemsize
-    check(lambda: a * 2.0, extra=8)
-    check(lambda: a + 2, extra=8)
+    # a Python int or float operand of an operator reuses a cached wrapped
+    # number: nothing beyond the output
+    check(lambda: a * 2.0)
+    check(lambda: a + 2)
+    check(lambda: 2.0 - a)
+    # other scalars are a wrapped 0-d tensor for the call: their itemsize
     check(lambda: a + True, extra=1)
+    check(lambda: a + 2 ** 63, extra=8)             # uint64
+    check(lambda: a * 1j, extra=16)
     # a partly overlapping input is copied first (NumPy's rule)
     c = a.clone()
     check(lambda: c.add_(c.flip(0)), extra=n * 4 if n > 1 else 0, new=False)
@@ -382,3 +388,43 @@ def test_small_contiguous_matches_numpy(rng, dtype):
             k = tv.clone()
             np.testing.assert_array_equal(k.numpy(), xv)
             assert k.data_ptr() != tv.data_ptr() or k.numel() == 0
+
+
+# ---- the cached wrapped numbers of operators --------------------------------
+
+def test_cached_scalars_values_and_dtypes(torch):
+    a = tl.tensor([1.5, -2.0, 3.0])
+    i = tl.tensor([1, 2, 3], dtype=tl.int32)
+    ta = torch.tensor([1.5, -2.0, 3.0])
+    ti = torch.tensor([1, 2, 3], dtype=torch.int32)
+    for k in (2.0, -0.5, 3, -7, 0, 2 ** 40, float("inf")):
+        for x, tx in ((a, ta), (i, ti)):
+            for r, tr in ((x * k, tx * k), (k - x, k - tx), (x + k, tx + k),
+                          (x < k, tx < k)):
+                assert str(r.dtype).split(".")[-1] == \
+                    str(tr.dtype).split(".")[-1]
+                np.testing.assert_array_equal(r.numpy(), tr.numpy())
+    # two scalars at once: the second cannot reuse the busy cached tensor
+    assert tl.add(2.0, 3.0).item() == 5.0
+    assert tl.mul(4, 5).item() == 20
+    assert (tl.sub(2.5, 0.5) == tl.tensor(2.0, dtype=tl.float64)).item()
+
+
+def test_cached_scalars_across_threads():
+    import threading
+    n = 1 << 20                     # big enough to release the GIL
+    base = tl.ones(n)
+    errors = []
+
+    def work(k):
+        for _ in range(20):
+            r = base * float(k)
+            if r[0].item() != k or r[n - 1].item() != k:
+                errors.append(k)
+
+    ts = [threading.Thread(target=work, args=(k,)) for k in range(1, 5)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
