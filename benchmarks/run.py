@@ -821,6 +821,15 @@ def write_results(path: str, env: dict, rows, results, args) -> None:
             *env_lines, "", markdown_table(rows), ""]
     if notes:
         body += ["Errors:", "", *notes, ""]
+    # Issue 22: keep bench_small.py's section (between its markers).
+    try:
+        with open(path, encoding="utf-8") as f:
+            prev = f.read()
+        b, e = "<!-- small-ops:begin -->", "<!-- small-ops:end -->"
+        if b in prev and e in prev:
+            body += ["", b + prev.split(b, 1)[1].split(e, 1)[0] + e, ""]
+    except OSError:
+        pass
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(body))
 
@@ -882,6 +891,13 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.quick:
         args.repeats, args.budget = 5, 1.0
+    if args.quick and not args.list:
+        # Issue 22: the small-op table first (well under a minute), so a
+        # quick check of any change shows per-call overhead.
+        sys.path.insert(0, HERE)
+        import bench_small
+        bench_small.main(["--quick"] + (["-k", args.cases] if args.cases
+                                        else []))
 
     if args.list:
         for c in CASES:

@@ -24,8 +24,62 @@ static void run_copy(tl_iter *it)
                      NULL);
 }
 
+/* Issue 22: a small same-dtype CPU copy into a fresh contiguous dst of
+ * src's shape (contiguous() or clone() of a small view) is a plain strided
+ * gather, without the iterator's set-up.  Returns 1 when copied, 0 when
+ * the general path must run, or an error (a stale workspace src). */
+enum { SMALL_COPY_MAX = 64 };
+static int small_copy(tl_tensor_impl *dst, const tl_tensor_impl *src)
+{
+    const int nd = src->ndim;
+    if (src->dtype != dst->dtype || src->numel > SMALL_COPY_MAX ||
+        src->numel == 0 || nd > 4 || nd != dst->ndim ||
+        src->device.type != TL_DEVICE_CPU ||
+        dst->device.type != TL_DEVICE_CPU ||
+        !(dst->flags & TL_FLAG_CONTIGUOUS) ||
+        !tl_sizes_equal(dst, nd, src->sizes)) {
+        return 0;
+    }
+    int rc = tl_tensor_check_live(src);
+    if (rc < 0) {
+        return rc;
+    }
+    /* extent check: faults helper (src's elements lie in its storage) */
+    const int64_t isz = tl_itemsize(src->dtype);
+    int64_t sz[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
+    for (int d = 0; d < nd; d++) {
+        sz[4 - nd + d] = src->sizes[d];
+        st[4 - nd + d] = src->strides[d] * isz;
+    }
+    const char *in = tl_impl_data(src);
+    char *out = tl_impl_data(dst);
+    for (int64_t i0 = 0; i0 < sz[0]; i0++) {
+        for (int64_t i1 = 0; i1 < sz[1]; i1++) {
+            for (int64_t i2 = 0; i2 < sz[2]; i2++) {
+                const char *p = in + i0 * st[0] + i1 * st[1] + i2 * st[2];
+                for (int64_t i3 = 0; i3 < sz[3]; i3++) {
+                    switch (isz) {
+                    case 4: memcpy(out, p, 4); break;
+                    case 8: memcpy(out, p, 8); break;
+                    default: memcpy(out, p, (size_t)isz); break;
+                    }
+                    out += isz;
+                    p += st[3];
+                }
+            }
+        }
+    }
+    return 1;
+}
+
 static int copy_impl(tl_tensor_impl *dst, tl_tensor_impl *src, bool checks)
 {
+    if (!checks) { /* dst is fresh: no overlap, writable */
+        int rc = small_copy(dst, src);
+        if (rc != 0) {
+            return rc < 0 ? rc : 0;
+        }
+    }
     if (tl_device_is_cross(dst, src)) {
         /* Note [Cross-device copies] in device_table.c. */
         return tl_device_copy_cross(dst, src, false);

@@ -581,8 +581,56 @@ static tl_tensor_impl *place_adv_dims(tl_tensor_impl *t, int nb, int p,
     return tl_view_permute(t, perm);
 }
 
+/* The fast path for keys made only of exact Python ints (t[1], t[1, 2]):
+ * one bounds check per int and ONE view (the general path selects dim by
+ * dim, one intermediate impl per int).  Returns 1 with *out set (a new
+ * impl, or NULL with tl_error recorded), or 0 when the key is not such a
+ * key or the general path must decide (empty tensor, out of range: the
+ * general path raises with its messages). */
+static int int_key_view(tl_tensor_impl *t, PyObject *key,
+                        tl_tensor_impl **out)
+{
+    PyObject *const *items = &key;
+    Py_ssize_t n = 1;
+    if (PyTuple_CheckExact(key)) {
+        items = &PyTuple_GET_ITEM(key, 0);
+        n = PyTuple_GET_SIZE(key);
+    }
+    if (n == 0 || n > t->ndim || t->numel == 0 ||
+        tl_tensor_check_live(t) < 0) {
+        return 0;
+    }
+    int64_t off = t->storage_offset;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        if (!PyLong_CheckExact(items[j])) {
+            return 0;
+        }
+        int overflow = 0;
+        long long i = PyLong_AsLongLongAndOverflow(items[j], &overflow);
+        int64_t size = t->sizes[j];
+        if (overflow || (i == -1 && PyErr_Occurred()) || i < -size ||
+            i >= size) {
+            PyErr_Clear();
+            return 0;
+        }
+        /* In bounds of a valid non-empty tensor: |i * stride| and the sum
+         * stay inside the storage, so no overflow check is needed. */
+        off += (i < 0 ? i + size : i) * t->strides[j];
+    }
+    /* extent check: faults helper (the view reads nothing; an element
+     * read goes through the general paths) */
+    *out = tl_impl_view(t, t->ndim - (int)n, t->sizes + n, t->strides + n,
+                        off);
+    return 1;
+}
+
 static PyObject *tensor_getitem(PyObject *self, PyObject *key)
 {
+    tl_mstate *st0 = tl_state_of(self);
+    tl_tensor_impl *iv = NULL;
+    if (int_key_view(tl_py_impl(self), key, &iv)) {
+        return iv ? tl_py_wrap(st0, iv) : tl_py_raise(st0);
+    }
     tl_mstate *st = tl_state_of(self);
     tl_tensor_impl *t = tl_py_impl(self);
     if (PySlice_Check(key) && t->ndim >= 1 && tl_tensor_check_live(t) == 0) {

@@ -56,6 +56,69 @@ static tl_tensor_impl *operand_maybe_borrowed(tl_mstate *st, PyObject *o,
     return NULL;
 }
 
+/* Issue 22: the operator path (binary()) reuses one wrapped-number tensor
+ * per scalar kind (Python int -> int64, float -> float64) instead of
+ * allocating one per call: `a * 2.0` then allocates only its output.  A
+ * cached tensor is reused only while nothing but this cache holds it
+ * (refcount 1, no Python object, storage not shared), so a tensor another
+ * thread is still running with (it holds a reference while the GIL is
+ * released), or one an op handed back, is never rewritten: the cache then
+ * allocates as before.  Taken and returned with the GIL held.  The kernel
+ * never reads the tensor's memory: the iterator inlines one-element
+ * inputs at build time. */
+static tl_tensor_impl *scalar_cache[2];
+
+/* A wrapped number holding o, borrowed from the cache when it can be.
+ * Returns: new reference; NULL with no exception when o is not a Python
+ * int or float (the caller converts it the general way), NULL with an
+ * exception on error. */
+static tl_tensor_impl *cached_scalar(tl_mstate *st, PyObject *o)
+{
+    tl_scalar s;
+    int slot;
+    if (PyFloat_CheckExact(o)) {
+        s = tl_scalar_float(PyFloat_AS_DOUBLE(o));
+        slot = 1;
+    } else if (PyLong_CheckExact(o)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return NULL;
+        }
+        s = tl_scalar_int(v);
+        slot = 0;
+    } else {
+        return NULL;
+    }
+    tl_tensor_impl *c = scalar_cache[slot];
+    if (c && atomic_load_explicit(&c->refcnt, memory_order_acquire) == 1 &&
+        !c->pyobj && !c->base &&
+        atomic_load_explicit(&c->storage->refcnt, memory_order_acquire) ==
+            1) {
+        /* The slot's dtype: int64 for ints, float64 for floats. */
+        if (slot == 0) {
+            int64_t v = s.v.i;
+            memcpy(tl_impl_data(c), &v, sizeof v);
+        } else {
+            double v = s.v.f;
+            memcpy(tl_impl_data(c), &v, sizeof v);
+        }
+        tl_tensor_incref(c);
+        return c;
+    }
+    tl_tensor_impl *t = tl_scalar_to_tensor(&s);
+    if (!t) {
+        tl_py_raise(st);
+        return NULL;
+    }
+    if (!c) {
+        tl_tensor_incref(t);
+        scalar_cache[slot] = t; /* the cache's reference */
+    }
+    return t;
+}
+
 /* As operand_maybe_borrowed.  Returns: new reference, or NULL as it. */
 static tl_tensor_impl *operand(tl_mstate *st, PyObject *o)
 {
@@ -89,11 +152,23 @@ static PyObject *binary(tl_mstate *st, int op, PyObject *a, PyObject *b,
     bool a_owned = false, b_owned = false;
     PyObject *res = NULL;
     tl_scalar al;
-    ai = operand_maybe_borrowed(st, a, &a_owned);
+    if (tl_py_is_tensor(st, a)) {
+        ai = tl_py_impl(a); /* borrowed, as operand_maybe_borrowed */
+    } else if ((ai = cached_scalar(st, a)) != NULL) {
+        a_owned = true;
+    } else if (!PyErr_Occurred()) {
+        ai = operand_maybe_borrowed(st, a, &a_owned);
+    }
     if (!ai) {
         goto foreign;
     }
-    bi = operand_maybe_borrowed(st, b, &b_owned);
+    if (tl_py_is_tensor(st, b)) {
+        bi = tl_py_impl(b);
+    } else if ((bi = cached_scalar(st, b)) != NULL) {
+        b_owned = true;
+    } else if (!PyErr_Occurred()) {
+        bi = operand_maybe_borrowed(st, b, &b_owned);
+    }
     if (!bi) {
         goto foreign;
     }

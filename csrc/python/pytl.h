@@ -40,6 +40,11 @@ typedef struct {
     PyObject_HEAD
     tl_tensor_impl *impl;   /* strong reference; never NULL once built */
     PyObject *weakreflist;
+    /* Issue 22: the last .shape Size and .stride() tuple handed out
+     * (owned, or NULL); reused only while their items still equal the
+     * impl's sizes/strides, so no metadata change can make them stale. */
+    PyObject *shape_cache;
+    PyObject *stride_cache;
 } TensorObject;
 
 typedef struct {

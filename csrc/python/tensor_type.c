@@ -28,6 +28,8 @@ PyObject *tl_py_wrap(tl_mstate *st, tl_tensor_impl *impl)
     }
     o->impl = impl; /* steals */
     o->weakreflist = NULL;
+    o->shape_cache = NULL;
+    o->stride_cache = NULL;
     impl->pyobj = o;
     return (PyObject *)o;
 }
@@ -39,6 +41,8 @@ static void tensor_dealloc(PyObject *self)
     if (o->weakreflist) {
         PyObject_ClearWeakRefs(self);
     }
+    Py_CLEAR(o->shape_cache);
+    Py_CLEAR(o->stride_cache);
     if (o->impl) {
         if (o->impl->pyobj == self) {
             o->impl->pyobj = NULL;
@@ -54,10 +58,58 @@ static void tensor_dealloc(PyObject *self)
 
 /* ---- getters ------------------------------------------------------------ */
 
+/* Whether the tuple tup (of exact ints) holds exactly v[0..n). */
+static bool tuple_matches(PyObject *tup, int n, const int64_t *v)
+{
+    if (PyTuple_GET_SIZE(tup) != n) {
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(tup, i),
+                                                   &overflow);
+        if (overflow || x != v[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The cached tuple in *slot when it still matches v, else a fresh one
+ * made by make (a Size or a plain tuple) and cached.  Metadata changes
+ * (resize_, set_, as_strided_, squeeze_, transpose_, ...) need no hook:
+ * a stale tuple fails the comparison.  Returns: new reference, or NULL. */
+static PyObject *cached_tuple(PyObject **slot, tl_mstate *st, int n,
+                              const int64_t *v, bool size)
+{
+    if (*slot && tuple_matches(*slot, n, v)) {
+        return Py_NewRef(*slot);
+    }
+    PyObject *r;
+    if (size) {
+        r = tl_py_size(st, n, v);
+    } else {
+        r = PyTuple_New(n);
+        for (int i = 0; r && i < n; i++) {
+            PyObject *x = PyLong_FromLongLong(v[i]);
+            if (!x) {
+                Py_CLEAR(r);
+                break;
+            }
+            PyTuple_SET_ITEM(r, i, x);
+        }
+    }
+    if (r) {
+        Py_XSETREF(*slot, Py_NewRef(r));
+    }
+    return r;
+}
+
 static PyObject *tensor_get_shape(PyObject *self, void *c)
 {
     tl_tensor_impl *t = IMPL(self);
-    return tl_py_size(tl_state_of(self), t->ndim, t->sizes);
+    return cached_tuple(&((TensorObject *)self)->shape_cache,
+                        tl_state_of(self), t->ndim, t->sizes, true);
 }
 
 static PyObject *tensor_get_dtype(PyObject *self, void *c)
@@ -134,19 +186,9 @@ static PyObject *dim_query(PyObject *self, PyObject *const *args,
     tl_tensor_impl *t = IMPL(self);
     const int64_t *v = strides ? t->strides : t->sizes;
     if (!a[0] || a[0] == Py_None) {
-        if (strides) {
-            PyObject *tup = PyTuple_New(t->ndim);
-            for (int i = 0; tup && i < t->ndim; i++) {
-                PyObject *x = PyLong_FromLongLong(v[i]);
-                if (!x) {
-                    Py_CLEAR(tup);
-                    break;
-                }
-                PyTuple_SET_ITEM(tup, i, x);
-            }
-            return tup;
-        }
-        return tl_py_size(tl_state_of(self), t->ndim, v);
+        TensorObject *o = (TensorObject *)self;
+        return cached_tuple(strides ? &o->stride_cache : &o->shape_cache,
+                            tl_state_of(self), t->ndim, v, !strides);
     }
     int64_t d;
     int dd;
