@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device_impl.h"
+#include "../alloc/fault.h"
 #include "shape.h"
 #include "tensor_impl.h"
 #include "tensorlib/cow.h"
@@ -19,7 +20,7 @@
 static tl_storage *storage_make_ex(tl_block *b, int64_t offset,
                                    int64_t nbytes, bool resizable, bool adopt)
 {
-    tl_storage *s = malloc(sizeof *s);
+    tl_storage *s = tl_fault_malloc(sizeof *s);
     if (!s) {
         tl_error(TL_ERR_MEMORY, "out of memory for a storage");
         return NULL;
@@ -159,7 +160,7 @@ void tl_storage_export_end(tl_storage *s)
 
 static tl_version *version_new(void)
 {
-    tl_version *v = malloc(sizeof *v);
+    tl_version *v = tl_fault_malloc(sizeof *v);
     if (!v) {
         tl_error(TL_ERR_MEMORY, "out of memory for a version counter");
         return NULL;
@@ -192,7 +193,7 @@ static int impl_reserve_dims(tl_tensor_impl *t, int ndim)
 {
     int64_t *heap = NULL;
     if (ndim > TL_INLINE_DIMS) {
-        heap = malloc(2 * (size_t)ndim * sizeof(int64_t));
+        heap = tl_fault_malloc(2 * (size_t)ndim * sizeof(int64_t));
         if (!heap) {
             return tl_error(TL_ERR_MEMORY, "out of memory for %d dims", ndim);
         }
@@ -246,7 +247,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
                                     tl_version *version, tl_tensor_impl *base,
                                     bool adopt)
 {
-    tl_tensor_impl *t = malloc(sizeof *t);
+    tl_tensor_impl *t = tl_fault_malloc(sizeof *t);
     if (!t) {
         tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
         return NULL;
@@ -754,7 +755,7 @@ int tl_tensor_set_(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
     const bool retire = !old_borrowed && old != s &&
         atomic_load_explicit(&t->storage_lent, memory_order_relaxed);
     if (retire) {
-        tl_storage **r = realloc(t->retired,
+        tl_storage **r = tl_fault_realloc(t->retired,
                                  (size_t)(t->nretired + 1) * sizeof *r);
         if (!r) {
             return tl_error(TL_ERR_MEMORY, "out of memory in set_");
