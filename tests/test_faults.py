@@ -465,6 +465,13 @@ def _load_metadata(o):
         return tl.load_metadata(path)
 
 
+# Cases where code outside tensorlib catches the MemoryError and succeeds
+# another way.
+ABSORBS = {
+    "np.asarray": "NumPy ignores a failing __array_interface__/buffer "
+                  "export and falls back to __array__",
+}
+
 # Public names the sweep does not call, each with its reason.
 NOT_SWEPT = {
     # pure metadata / no tensorlib allocation
@@ -544,7 +551,7 @@ def _fresh(old):
     return ops
 
 
-def sweep(fn, limit=400):
+def sweep(fn, limit=400, absorbs=False):
     """Runs fn(ops) with the n-th allocation failing, n = 0, 1, ...
     Returns: the number of allocations of the successful call."""
     ops = Ops()
@@ -573,8 +580,11 @@ def sweep(fn, limit=400):
             del r
             if not fired:
                 return count
-            # absorbed: the call succeeded anyway; operands may have
-            # changed (in-place); start again from fresh ones.
+            # absorbed: the call succeeded anyway.  Only where a caller
+            # outside tensorlib swallows the error (ABSORBS); operands may
+            # have changed (in-place): start again from fresh ones.
+            assert absorbs, ("n=%d: the injected failure was swallowed "
+                             "(the call succeeded)" % n)
             ops = _fresh(ops)
             vals = _values(ops)
             continue
@@ -588,6 +598,6 @@ def sweep(fn, limit=400):
 @pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
 def test_fault_sweep(name, fn):
     try:
-        sweep(fn)
+        sweep(fn, absorbs=name in ABSORBS)
     finally:
         T.fail_allocation(-1)
