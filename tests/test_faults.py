@@ -144,6 +144,21 @@ cfloat cpu contiguous detach".split()
 for _n in CASTS:
     case("Tensor." + _n, lambda o, n=_n: getattr(o.x, n)())
 
+# ---- layouts and promotion (other iterator paths) -------------------------
+case("tl.add(transposed)", lambda o: tl.add(o.x.t(), o.y.t()))
+case("tl.add(broadcast)", lambda o: tl.add(o.x, o.v))
+case("tl.add(promote)", lambda o: tl.add(o.x, o.i))
+case("tl.mul(flip, big)", lambda o: tl.mul(
+    o.x.flip(0)[:, None], o.y[:, None, :].expand(3, 5, 4)))
+case("tl.exp(strided)", lambda o: tl.exp(o.x[::2, ::3]))
+case("tl.sum(transposed, dim)", lambda o: tl.sum(o.x.t(), 0))
+case("tl.sum(dtype)", lambda o: tl.sum(o.i, 1, dtype=tl.float64))
+case("tl.amax(dims)", lambda o: tl.amax(o.b3, (0, 2), keepdim=True))
+case("Tensor.copy_(cast, transposed)", lambda o: o.x.copy_(o.i.t().t()))
+case("Tensor.add_(self overlap)", lambda o: o.x.add_(o.x.flip(0)))
+case("Tensor.contiguous(channels_last)", lambda o: o.b3[None].contiguous(
+    memory_format=tl.channels_last))
+
 # ---- explicit cases ------------------------------------------------------
 case("tl.tensor(nested)", lambda o: tl.tensor([[1.5, 2], [3, 4]]))
 case("tl.tensor(int)", lambda o: tl.tensor([1, 2, 3], dtype=tl.int8))
