@@ -235,12 +235,16 @@ class _Layout:
     def _pinned(self):
         try:
             return bool(self.t.is_pinned())
+        except MemoryError:
+            raise
         except Exception:  # noqa: BLE001 - best effort (device tensors)
             return False
 
     def _fixed(self):
         try:
             return not self.t.untyped_storage().resizable()
+        except MemoryError:
+            raise
         except Exception:  # noqa: BLE001 - best effort
             return False
 
@@ -303,6 +307,8 @@ class _Layout:
 def _values(t):
     try:
         return repr(t)
+    except MemoryError:
+        raise
     except Exception as e:  # noqa: BLE001 - e.g. a reset workspace
         return "(values unavailable: {}: {})".format(type(e).__name__, e)
 

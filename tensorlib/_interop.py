@@ -140,8 +140,25 @@ def _rebuild_storage_p5(buf, writable):
     return _C.from_numpy(_np.frombuffer(m, dtype=_np.uint8)).untyped_storage()
 
 
+def _check_extent(t, storage):
+    # As tl_tensor_check_extent: a view past the end of a storage shrunk
+    # under it has no data to pickle.
+    if t.numel() == 0:
+        return
+    hi = t.storage_offset() + sum((n - 1) * s for n, s in
+                                  zip(t.shape, t.stride()) if s > 0)
+    need = (hi + 1) * t.element_size()
+    if need > storage.nbytes():
+        raise RuntimeError(
+            "tensor of shape {} needs {} bytes of its storage, but the "
+            "storage was shrunk to {} bytes (untyped_storage().resize_()); "
+            "grow the storage back to at least {} bytes to use it".format(
+                list(t.shape), need, storage.nbytes(), need))
+
+
 def _tensor_reduce_ex(self, protocol):
     storage = self.untyped_storage()
+    _check_extent(self, storage)
     if protocol >= 5 and str(storage.device) == "cpu":
         storage = _p5_storage(storage)
     return (_rebuild_tensor,

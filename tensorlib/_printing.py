@@ -200,10 +200,11 @@ def tensor_repr(t):
             body = _tensor_str(t.cpu() if t.device.type != "cpu" else t,
                                indent)
         except RuntimeError as e:
-            # A workspace tensor whose arena was reset or closed has no
-            # values left to show; repr (called by debuggers and notebooks)
-            # says why instead of raising.  Every other touch still raises.
-            if "workspace" not in str(e):
+            # A workspace tensor whose arena was reset or closed, or a view
+            # past the end of a storage shrunk under it, has no values to
+            # show; repr (called by debuggers and notebooks) says why
+            # instead of raising.  Every other touch still raises.
+            if "workspace" not in str(e) and "was shrunk" not in str(e):
                 raise
             body = "<{}>".format(e)
             if "size=" not in "".join(suffixes):

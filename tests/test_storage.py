@@ -460,9 +460,14 @@ def test_storage_resize_grow_and_shrink():
     assert t.untyped_storage() is s and v.untyped_storage() is s
     assert t.data_ptr() == s.data_ptr() and v.data_ptr() == s.data_ptr() + 8
     assert t.tolist() == [0.0, 1.0, 2.0, 3.0] and v.tolist() == [1.0, 2.0, 3.0]
-    s.resize_(8)                    # shrink: capacity kept, views readable
+    s.resize_(8)                    # shrink: capacity kept
     assert s.nbytes() == 8
-    assert t[0].item() == 0.0
+    # t and v overhang the shrunk storage: their data is refused
+    # (tests/test_shrunk_storage.py has every access path)
+    with pytest.raises(RuntimeError, match="shrunk to 8 bytes"):
+        t.tolist()
+    with pytest.raises(RuntimeError, match="needs 32 bytes"):
+        v.sum()
     with pytest.raises(tl.ShapeError):
         t.view(2, 2).as_strided((4,), (1,))  # now beyond the storage
     s.resize_(32)
@@ -475,8 +480,9 @@ def test_storage_resize_grow_and_shrink():
 def test_storage_grow_within_capacity_under_export_is_allowed():
     t = tl.arange(16, dtype=tl.float64)
     s = t.untyped_storage()
+    head = t[:2]                    # fits the shrunk storage (t does not)
     s.resize_(16)                   # shrink while nothing is exported
-    m = memoryview(t[:2])
+    m = memoryview(head)
     ptr = s.data_ptr()
     s.resize_(128)                  # back within the block: nothing moves
     assert s.data_ptr() == ptr and s.nbytes() == 128

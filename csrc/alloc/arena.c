@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tensorlib/arena.h"
+#include "fault.h"
 #include "block.h"
 #include "alloc_internal.h"
 #include "sanitizer.h"
@@ -216,7 +217,7 @@ static void core_decref(core *c);
  * Returns: borrowed (the chain owns it), or NULL after recording an error. */
 static chunk *chunk_new(core *c, size_t n)
 {
-    chunk *k = malloc(sizeof(*k));
+    chunk *k = tl_fault_malloc(sizeof(*k));
     chunk **tail;
 
     if (k == NULL) {
@@ -550,8 +551,8 @@ tl_arena *tl_arena_new(const tl_allocator *backing, size_t nbytes,
         return NULL;
     }
     pthread_once(&g_fork_once, fork_register);
-    a = malloc(sizeof(*a));
-    c = calloc(1, sizeof(*c));
+    a = tl_fault_malloc(sizeof(*a));
+    c = tl_fault_calloc(1, sizeof(*c));
     if (a == NULL || c == NULL || pthread_mutex_init(&c->mu, NULL) != 0) {
         free(a);
         free(c);
@@ -788,7 +789,7 @@ int tl_arena_push(tl_arena *a)
         return tl_error(TL_ERR_MEMORY, "no thread-local slot is left for "
                         "the workspace stack");
     }
-    n = malloc(sizeof(*n));
+    n = tl_fault_malloc(sizeof(*n));
     if (n == NULL) {
         return tl_error(TL_ERR_MEMORY, "failed to push a workspace");
     }

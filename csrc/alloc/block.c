@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "block.h"
+#include "fault.h"
 #include "alloc_internal.h"
 
 static bool device_valid(tl_device d)
@@ -36,7 +37,7 @@ static bool device_valid(tl_device d)
  * recording TL_ERR_MEMORY. */
 static tl_block *block_new(tl_device dev)
 {
-    tl_block *b = malloc(sizeof(*b));
+    tl_block *b = tl_fault_malloc(sizeof(*b));
 
     if (b == NULL) {
         tl_error(TL_ERR_MEMORY, "failed to allocate a memory block record");
@@ -151,6 +152,12 @@ tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
         return NULL;
     }
     if (tl_check_alignment(alignment) < 0) {
+        return NULL;
+    }
+    /* The choke point for data bytes (Note [Fault injection]). */
+    if (tl_fault_hit()) {
+        tl_error(TL_ERR_MEMORY, "failed to allocate %zu bytes "
+                 "(injected allocation failure)", nbytes);
         return NULL;
     }
     tl_block_maker make = maker_of(a);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tensorlib/alloc.h"
+#include "fault.h"
 #include "alloc_internal.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -243,7 +244,7 @@ static void *pinned_segment_alloc(void *ctx, size_t nbytes)
         return NULL;
     }
     len = (nbytes + page - 1) / page * page;
-    rec = malloc(sizeof(*rec));
+    rec = tl_fault_malloc(sizeof(*rec));
     if (rec == NULL) {
         return NULL;
     }

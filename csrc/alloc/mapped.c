@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "block.h"
+#include "fault.h"
 #include "tensorlib/mapped.h"
 
 struct tl_mapping {
@@ -69,7 +70,7 @@ tl_mapping *tl_mapping_open(const char *path, tl_map_mode mode)
         tl_error(TL_ERR_VALUE, "'%s' is empty: nothing to map", path);
         goto fail;
     }
-    m = malloc(sizeof *m);
+    m = tl_fault_malloc(sizeof *m);
     if (!m) {
         tl_error(TL_ERR_MEMORY, "out of memory for a file mapping record");
         goto fail;

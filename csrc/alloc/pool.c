@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pool_impl.h"
+#include "fault.h"
 #include "sanitizer.h"
 #include "alloc_internal.h"
 
@@ -388,7 +389,7 @@ static void hash_grow(pool *p)
 {
     unsigned bits = p->hbits + 1;
     size_t n = (size_t)1 << p->hbits;
-    pblock **nb = calloc((size_t)1 << bits, sizeof(*nb));
+    pblock **nb = tl_fault_calloc((size_t)1 << bits, sizeof(*nb));
     size_t i;
 
     if (nb == NULL) {
@@ -449,7 +450,7 @@ static pblock *struct_get(pool *p)
         p->nspare--;
         return b;
     }
-    return malloc(sizeof(*b));
+    return tl_fault_malloc(sizeof(*b));
 }
 
 static void struct_put(pool *p, pblock *b)
@@ -590,7 +591,7 @@ static void trim(pool *p, int64_t limit)
 static pblock *segment_new(pool *p, const request *r, size_t nbytes,
                            sbins *sb)
 {
-    segment *s = malloc(sizeof(*s));
+    segment *s = tl_fault_malloc(sizeof(*s));
     pblock *b = struct_get(p);
     char *mem = NULL;
 
@@ -1087,11 +1088,12 @@ static tl_allocator *pool_new(const tl_raw_allocator *raw,
     if (check_config(cfg) < 0) {
         return NULL;
     }
-    p = calloc(1, sizeof(*p));
+    p = tl_fault_calloc(1, sizeof(*p));
     if (p == NULL) {
         goto nomem;
     }
-    p->buckets = calloc((size_t)1 << HASH_BITS_INIT, sizeof(*p->buckets));
+    p->buckets =
+        tl_fault_calloc((size_t)1 << HASH_BITS_INIT, sizeof(*p->buckets));
     if (p->buckets == NULL) {
         goto nomem;
     }

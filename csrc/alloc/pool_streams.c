@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "pool_impl.h"
+#include "fault.h"
 
 /* Returns: the free indexes of stream s (made on first use; they live as
  * long as the pool), or NULL after recording TL_ERR_MEMORY. */
@@ -22,7 +23,7 @@ static sbins *sbins_for(pool *p, tl_stream s)
             return x;
         }
     }
-    x = calloc(1, sizeof(*x));
+    x = tl_fault_calloc(1, sizeof(*x));
     if (x == NULL) {
         tl_error(TL_ERR_MEMORY, "pool '%s': no memory for the free-block "
                  "index of a new stream", p->name);
@@ -98,7 +99,7 @@ int64_t tl_pool_process_deferred(pool *p, bool wait)
 COLD_EXTERN void tl_pool_defer_free(pool *p, pblock *b)
 {
     stream_set *u = b->uses;
-    deferred *d = malloc(sizeof(*d) + (size_t)u->n * sizeof(void *));
+    deferred *d = tl_fault_malloc(sizeof(*d) + (size_t)u->n * sizeof(void *));
     int nev = 0, i;
 
     b->uses = NULL;
@@ -178,7 +179,7 @@ int tl_pool_record_stream(const tl_allocator *a, void *ptr, tl_stream s)
     if (u == NULL || u->n == u->cap) {
         int cap = u == NULL ? 2 : 2 * u->cap;
         stream_set *nu =
-            realloc(u, sizeof(*nu) + (size_t)cap * sizeof(tl_stream));
+            tl_fault_realloc(u, sizeof(*nu) + (size_t)cap * sizeof(tl_stream));
         if (nu == NULL) {
             pthread_mutex_unlock(&p->mu);
             return tl_error(TL_ERR_MEMORY, "record_stream: out of memory");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "device_impl.h"
+#include "../alloc/fault.h"
 #include "kernels.h"
 #include "shape.h"
 
@@ -175,7 +176,7 @@ int tl_device_run(const tl_iter *it, int kind, int op, const void *value)
         return TL_OK;
     }
     /* ~5 KiB: on the heap, to keep deep call stacks small. */
-    L = malloc(sizeof(*L));
+    L = tl_fault_malloc(sizeof(*L));
     if (L == NULL) {
         return tl_error(TL_ERR_MEMORY, "out of memory for a device launch");
     }
@@ -206,7 +207,7 @@ int tl_device_scan(const tl_iter *it, int kind)
     if (it->numel == 0) {
         return 0;
     }
-    L = malloc(sizeof(*L));
+    L = tl_fault_malloc(sizeof(*L));
     if (L == NULL) {
         return tl_error(TL_ERR_MEMORY, "out of memory for a device scan");
     }

@@ -323,7 +323,7 @@ static bool elem_nonzero(int dtype, const char *p)
 
 tl_tensor_impl *tl_index_nonzero(tl_tensor_impl *t)
 {
-    if (tl_device_cpu_only(t, "nonzero") < 0) {
+    if (tl_device_cpu_only(t, "nonzero") < 0 || tl_tensor_check_live(t) < 0) {
         return NULL;
     }
     const int64_t isz = tl_itemsize(t->dtype);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "iter_impl.h"
+#include "../alloc/fault.h"
 #include "kernels.h"
 #include "parallel.h"
 #include "shape.h"
@@ -953,7 +954,7 @@ void tl_iter_release(tl_iter *it)
 
 tl_iter *tl_iter_new(const tl_iter_config *c)
 {
-    tl_iter *it = malloc(sizeof *it);
+    tl_iter *it = tl_fault_malloc(sizeof *it);
     if (!it) {
         tl_error(TL_ERR_MEMORY, "out of memory for an iterator");
         return NULL;

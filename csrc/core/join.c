@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "shape.h"
+#include "../alloc/fault.h"
 #include "tensor_impl.h"
 #include "tensorlib/iter.h"
 #include "tensorlib/joinindex.h"
@@ -201,7 +202,7 @@ tl_tensor_impl *tl_op_stack(tl_tensor_impl *out, int n,
         return NULL;
     }
     tl_tensor_impl *res = NULL;
-    tl_tensor_impl **views = calloc((size_t)n, sizeof(*views));
+    tl_tensor_impl **views = tl_fault_calloc((size_t)n, sizeof(*views));
     if (!views) {
         tl_error(TL_ERR_MEMORY, "stack(): out of memory");
         return NULL;

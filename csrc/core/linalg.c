@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tensorlib/linalg.h"
+#include "../alloc/fault.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/view.h"
 #include "blas.h"
@@ -581,7 +582,7 @@ int tl_lapack_geev(tl_tensor_impl *a, tl_tensor_impl *w, tl_tensor_impl *v,
     void *scratch = NULL;
     if (f.dt == TL_DTYPE_FLOAT32 || f.dt == TL_DTYPE_FLOAT64) {
         /* wr, wi and the real vectors: LAPACK workspace, not tensor data */
-        scratch = malloc((size_t)((2 * n + n * n + 1) *
+        scratch = tl_fault_malloc((size_t)((2 * n + n * n + 1) *
                                   tl_itemsize(f.dt)));
         if (!scratch) {
             return tl_error(TL_ERR_MEMORY, "%s: out of memory", op);

@@ -552,6 +552,10 @@ static int check_cpu(const char *op, const tl_tensor_impl *t)
                         "(tensorlib has no cuBLAS binding); move them to "
                         "the CPU", op);
     }
+    /* a reset workspace's tensor, or one past a shrunk storage's end */
+    if (t && tl_tensor_check_live(t) < 0) {
+        return tl_error_kind();
+    }
     return 0;
 }
 

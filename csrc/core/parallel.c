@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "parallel.h"
+#include "../alloc/fault.h"
 #include "tensorlib/status.h"
 
 /* Note [Thread pool]
@@ -204,7 +205,7 @@ static void *worker_main(void *arg)
 static int ensure_workers(int n)
 {
     if (n > pool.cap) {
-        pthread_t *t = realloc(pool.threads, (size_t)n * sizeof *t);
+        pthread_t *t = tl_fault_realloc(pool.threads, (size_t)n * sizeof *t);
         if (!t) {
             return pool.nworkers;
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "shape.h"
+#include "../alloc/fault.h"
 #include "../alloc/alloc_internal.h"
 #include "tensor_impl.h"
 #include "tensorlib/plan.h"
@@ -46,7 +47,7 @@ struct tl_plan {
 
 tl_plan *tl_plan_new(void)
 {
-    tl_plan *p = calloc(1, sizeof(*p));
+    tl_plan *p = tl_fault_calloc(1, sizeof(*p));
     if (!p) {
         tl_error(TL_ERR_MEMORY, "failed to allocate an execution plan");
     }
@@ -90,7 +91,7 @@ static entry *entry_reserve(tl_plan *p, const char *name)
     }
     if (p->count == p->cap) {
         int cap = p->cap ? 2 * p->cap : 8;
-        entry *e = realloc(p->entries, (size_t)cap * sizeof(*e));
+        entry *e = tl_fault_realloc(p->entries, (size_t)cap * sizeof(*e));
         if (!e) {
             tl_error(TL_ERR_MEMORY, "failed to grow an execution plan to "
                      "%d buffers", cap);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "dtype_impl.h"
+#include "../alloc/fault.h"
 #include "parallel.h"
 #include "philox.h"
 #include "random_impl.h"
@@ -44,7 +45,7 @@ tl_generator *tl_generator_new(tl_device dev)
                  dev.type, dev.index);
         return NULL;
     }
-    tl_generator *g = calloc(1, sizeof *g);
+    tl_generator *g = tl_fault_calloc(1, sizeof *g);
     if (!g) {
         tl_error(TL_ERR_MEMORY, "Generator: out of memory");
         return NULL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device_impl.h"
+#include "../alloc/fault.h"
 #include "shape.h"
 #include "tensor_impl.h"
 #include "tensorlib/cow.h"
@@ -19,7 +20,7 @@
 static tl_storage *storage_make_ex(tl_block *b, int64_t offset,
                                    int64_t nbytes, bool resizable, bool adopt)
 {
-    tl_storage *s = malloc(sizeof *s);
+    tl_storage *s = tl_fault_malloc(sizeof *s);
     if (!s) {
         tl_error(TL_ERR_MEMORY, "out of memory for a storage");
         return NULL;
@@ -31,6 +32,7 @@ static tl_storage *storage_make_ex(tl_block *b, int64_t offset,
     s->block = b;
     s->offset = offset;
     s->nbytes = nbytes;
+    s->nbytes_hw = nbytes;
     s->resizable = resizable;
     atomic_init(&s->exports, 0);
     s->pyobj = NULL;
@@ -159,7 +161,7 @@ void tl_storage_export_end(tl_storage *s)
 
 static tl_version *version_new(void)
 {
-    tl_version *v = malloc(sizeof *v);
+    tl_version *v = tl_fault_malloc(sizeof *v);
     if (!v) {
         tl_error(TL_ERR_MEMORY, "out of memory for a version counter");
         return NULL;
@@ -192,7 +194,7 @@ static int impl_reserve_dims(tl_tensor_impl *t, int ndim)
 {
     int64_t *heap = NULL;
     if (ndim > TL_INLINE_DIMS) {
-        heap = malloc(2 * (size_t)ndim * sizeof(int64_t));
+        heap = tl_fault_malloc(2 * (size_t)ndim * sizeof(int64_t));
         if (!heap) {
             return tl_error(TL_ERR_MEMORY, "out of memory for %d dims", ndim);
         }
@@ -246,7 +248,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
                                     tl_version *version, tl_tensor_impl *base,
                                     bool adopt)
 {
-    tl_tensor_impl *t = malloc(sizeof *t);
+    tl_tensor_impl *t = tl_fault_malloc(sizeof *t);
     if (!t) {
         tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
         return NULL;
@@ -580,13 +582,62 @@ int tl_tensor_check_writable(const tl_tensor_impl *t)
                         ? "read-only" : "a read-only view of writable");
 }
 
-int tl_tensor_check_live(const tl_tensor_impl *t)
+/* Note [Storages shrunk under live views]
+ * untyped_storage().resize_(n) may shrink a storage below what live views
+ * of it reach (the block keeps its bytes: Note [Storage capacity]).  Such a
+ * view must not touch data until the storage grows back, so every place
+ * where data is reached (the iterator's set-up, exports, element access,
+ * tolist, the kernels outside the iterator) goes through
+ * tl_tensor_check_live, whose fast path is one comparison: a storage that
+ * has never been smaller than its high-water size (nbytes_hw) cannot be
+ * overhung by any view.  Only below it is the view's extent computed. */
+
+/* Bytes of its storage that t reaches (0 for an empty tensor). */
+static int64_t impl_extent_bytes(const tl_tensor_impl *t)
 {
-    const tl_block *b = t->storage->block;
-    if (TL_LIKELY(!b->hooks)) {
+    if (t->numel == 0) {
         return 0;
     }
-    return tl_block_check_live_as(b, "tensor");
+    int64_t hi = t->storage_offset;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->strides[d] > 0) {
+            hi += (t->sizes[d] - 1) * t->strides[d];
+        }
+    }
+    return (hi + 1) * tl_itemsize(t->dtype);
+}
+
+int tl_tensor_check_extent(const tl_tensor_impl *t)
+{
+    const tl_storage *s = t->storage;
+    if (TL_LIKELY(s->nbytes >= s->nbytes_hw)) {
+        return 0;
+    }
+    int64_t need = impl_extent_bytes(t);
+    if (need <= s->nbytes) {
+        return 0;
+    }
+    return tl_error(TL_ERR_RUNTIME,
+                    "tensor of shape %s needs %" PRId64 " bytes of its "
+                    "storage, but the storage was shrunk to %" PRId64
+                    " bytes (untyped_storage().resize_()); grow the storage "
+                    "back to at least %" PRId64 " bytes to use it",
+                    tl_fmt_list(0, t->ndim, t->sizes), need, s->nbytes,
+                    need);
+}
+
+int tl_tensor_check_live(const tl_tensor_impl *t)
+{
+    const tl_storage *s = t->storage;
+    const tl_block *b = s->block;
+    if (TL_LIKELY(!b->hooks) && TL_LIKELY(s->nbytes >= s->nbytes_hw)) {
+        return 0;
+    }
+    int rc = b->hooks ? tl_block_check_live_as(b, "tensor") : 0;
+    if (rc < 0) {
+        return rc;
+    }
+    return tl_tensor_check_extent(t);
 }
 
 int tl_storage_check_live(const tl_storage *s)
@@ -646,6 +697,9 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
     }
     if (nbytes <= capacity) {
         s->nbytes = nbytes;
+        if (nbytes > s->nbytes_hw) {
+            s->nbytes_hw = nbytes;
+        }
         return 0;
     }
     if (!s->resizable) {
@@ -680,6 +734,9 @@ int tl_storage_resize(tl_storage *s, int64_t nbytes)
     s->block = nb;
     s->offset = 0;
     s->nbytes = nbytes;
+    if (nbytes > s->nbytes_hw) {
+        s->nbytes_hw = nbytes;
+    }
     atomic_store(&s->cow, 0); /* the new block is s's own */
     tl_block_decref(old);
     return 0;
@@ -754,7 +811,7 @@ int tl_tensor_set_(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
     const bool retire = !old_borrowed && old != s &&
         atomic_load_explicit(&t->storage_lent, memory_order_relaxed);
     if (retire) {
-        tl_storage **r = realloc(t->retired,
+        tl_storage **r = tl_fault_realloc(t->retired,
                                  (size_t)(t->nretired + 1) * sizeof *r);
         if (!r) {
             return tl_error(TL_ERR_MEMORY, "out of memory in set_");

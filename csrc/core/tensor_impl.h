@@ -23,6 +23,10 @@ struct tl_storage {
     tl_block *block;          /* strong reference; never NULL */
     int64_t offset;           /* bytes into the block */
     int64_t nbytes;
+    /* The most nbytes has been: every view made of the storage reaches at
+     * most this far, so while nbytes >= nbytes_hw no view can overhang it
+     * (Note [Storages shrunk under live views] in tensor.c). */
+    int64_t nbytes_hw;
     bool resizable;           /* may get a new block on resize */
     atomic_llong exports;     /* live buffer/NumPy/DLPack exports */
     void *pyobj;              /* borrowed back-pointer (csrc/python) */

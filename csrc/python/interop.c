@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "fault_py.h"
 #include "tensorlib/device_table.h"
 #include "tensorlib/dlpack_abi.h"
 #include "tensorlib/ops.h"
@@ -237,7 +238,7 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
         return tl_py_raise(st);
     }
     const int nd = src->ndim;
-    dl_export *e = calloc(1, sizeof(dl_export) + 2 * (size_t)nd * 8);
+    dl_export *e = tl_fault_calloc(1, sizeof(dl_export) + 2 * (size_t)nd * 8);
     if (!e) {
         tl_tensor_decref(src);
         return PyErr_NoMemory();
@@ -433,7 +434,7 @@ static PyObject *from_capsule(tl_mstate *st, PyObject *cap)
         }
     }
     char *elem0 = (char *)dl->data + dl->byte_offset;
-    dl_import *im = malloc(sizeof *im);
+    dl_import *im = tl_fault_malloc(sizeof *im);
     if (!im) {
         return PyErr_NoMemory();
     }
@@ -661,7 +662,7 @@ static PyObject *py_frombuffer(PyObject *m, PyObject *const *args,
         PyErr_SetString(PyExc_TypeError, "frombuffer() needs dtype=");
         return NULL;
     }
-    Py_buffer *view = calloc(1, sizeof *view);
+    Py_buffer *view = tl_fault_calloc(1, sizeof *view);
     if (!view) {
         return PyErr_NoMemory();
     }

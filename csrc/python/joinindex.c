@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "fault_py.h"
 #include "tensorlib/joinindex.h"
 #include "tensorlib/ops.h"
 
@@ -146,7 +147,7 @@ static Py_ssize_t parse_tensors(tl_mstate *st, PyObject *o, PyObject **seq,
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(*seq);
     PyObject **items = PySequence_Fast_ITEMS(*seq);
-    *impls = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(tl_tensor_impl *));
+    *impls = tl_py_mem_malloc((size_t)(n ? n : 1) * sizeof(tl_tensor_impl *));
     if (!*impls) {
         Py_CLEAR(*seq);
         PyErr_NoMemory();

@@ -5,6 +5,7 @@
  * (tensorlib.ExecutionPlan) and the multi-threaded allocator stress hook.
  * It accesses the process-global registry; it owns no allocator. */
 #include "pytl.h"
+#include "fault_py.h"
 #include "tensorlib/ops.h"
 
 
@@ -406,7 +407,7 @@ static PyObject *py_workspace(PyObject *m, PyObject *const *args,
         Py_DECREF(tp);
         return tl_py_raise(st);
     }
-    WorkspaceObject *o = PyObject_New(WorkspaceObject, (PyTypeObject *)tp);
+    WorkspaceObject *o = TL_PY_NEW(WorkspaceObject, (PyTypeObject *)tp);
     Py_DECREF(tp);
     if (!o) {
         tl_arena_decref(arena);
@@ -754,7 +755,7 @@ static PyObject *plan_prepare(PyObject *self, PyObject *unused)
 {
     tl_mstate *st = tl_state_of(self);
     const int n = tl_plan_count(PLAN(self));
-    tl_tensor_impl **out = PyMem_Calloc(n ? (size_t)n : 1, sizeof *out);
+    tl_tensor_impl **out = tl_py_mem_calloc(n ? (size_t)n : 1, sizeof *out);
     PyObject *d = NULL;
     int i = 0;
     if (!out) {

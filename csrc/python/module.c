@@ -21,6 +21,7 @@ int tl_joinindex_init(PyObject *m, tl_mstate *st); /* joinindex.c */
 int tl_vecmath_init(PyObject *m, tl_mstate *st); /* vecmath.c (python) */
 int tl_complex_init(PyObject *m, tl_mstate *st); /* complex.c (python) */
 int tl_sortscan_init(PyObject *m, tl_mstate *st); /* sortscan.c */
+int tl_fault_py_init(PyObject *m, tl_mstate *st); /* fault_py.c */
 
 static int add_methods(PyObject *m, PyMethodDef *defs)
 {
@@ -74,6 +75,10 @@ static int module_exec(PyObject *m)
     if (tl_vecmath_init(m, st) < 0 || tl_complex_init(m, st) < 0 ||
         tl_sortscan_init(m, st) < 0 ||
         add_methods(m, tl_files_functions) < 0) {
+        return -1;
+    }
+    /* faults: last, so that every type exists (fault_py.c). */
+    if (tl_fault_py_init(m, st) < 0) {
         return -1;
     }
     return 0;

@@ -7,6 +7,7 @@
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL tl_ARRAY_API
 #include "pytl.h"
+#include "fault_py.h"
 
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
@@ -337,7 +338,7 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags)
     if (tl_storage_cow_prepare_export(t->storage) < 0) {
         return tl_py_raise_int(tl_state_of(self));
     }
-    export_info *ex = PyMem_Malloc(sizeof(export_info) +
+    export_info *ex = tl_py_mem_malloc(sizeof(export_info) +
                                    2 * (size_t)(t->ndim ? t->ndim : 1) *
                                        sizeof(Py_ssize_t));
     if (!ex) {
@@ -447,7 +448,7 @@ PyObject *tl_py_to_numpy(tl_mstate *st, PyObject *self)
         Py_DECREF(descr);
         return tl_py_raise(st);
     }
-    ExporterObject *ex = PyObject_New(ExporterObject, st->ExporterType);
+    ExporterObject *ex = TL_PY_NEW(ExporterObject, st->ExporterType);
     if (!ex) {
         Py_DECREF(descr);
         return NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "fault_py.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/random.h"
 
@@ -213,7 +214,7 @@ static PyObject *finish(tl_mstate *st, tl_tensor_impl *t, int rc)
 /* Returns: new reference to a Generator object over g (increfed). */
 static PyObject *gen_wrap(tl_mstate *st, tl_generator *g)
 {
-    GeneratorObject *o = PyObject_New(GeneratorObject, st->GeneratorType);
+    GeneratorObject *o = TL_PY_NEW(GeneratorObject, st->GeneratorType);
     if (!o) {
         return NULL;
     }

@@ -4,6 +4,7 @@
  * untyped_storage(), resize_(), set_(), plus shares_memory and
  * may_share_memory. */
 #include "pytl.h"
+#include "fault_py.h"
 #include "tensorlib/ops.h"
 
 typedef struct {
@@ -20,7 +21,7 @@ static PyObject *wrap_storage(tl_mstate *st, tl_storage *s)
     if (s->pyobj) {
         return Py_NewRef((PyObject *)s->pyobj);
     }
-    StorageObject *o = PyObject_New(StorageObject, st->StorageType);
+    StorageObject *o = TL_PY_NEW(StorageObject, st->StorageType);
     if (!o) {
         return NULL;
     }

@@ -3,6 +3,7 @@
  * and the planted out-of-bounds read that proves the sanitizer build is
  * live.  Not public API. */
 #include "pytl.h"
+#include "fault_py.h"
 
 static tl_tensor_impl *arg_impl(PyObject *m, PyObject *o)
 {
@@ -119,7 +120,32 @@ static PyObject *sanitizer_build(PyObject *m, PyObject *unused)
 #endif
 }
 
+/* Arms the fault counter (Note [Fault injection] in csrc/alloc/fault.c):
+ * the n-th of tensorlib's allocations from now fails once; n < 0 disarms. */
+static PyObject *fail_allocation(PyObject *m, PyObject *o)
+{
+    long long n = PyLong_AsLongLong(o);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    tl_fault_arm(n);
+    Py_RETURN_NONE;
+}
+
+/* Returns: (allocations counted since arming, whether the fault fired). */
+static PyObject *allocation_state(PyObject *m, PyObject *unused)
+{
+    return Py_BuildValue("(LO)", (long long)tl_fault_count(),
+                         tl_fault_fired() ? Py_True : Py_False);
+}
+
 static PyMethodDef testing_methods[] = {
+    {"fail_allocation", fail_allocation, METH_O,
+     "fail_allocation(n, /)\n--\n\nMakes the n-th of tensorlib's own "
+     "allocations from now fail once (n < 0 disarms)."},
+    {"allocation_state", allocation_state, METH_NOARGS,
+     "allocation_state()\n--\n\n(allocations counted since "
+     "fail_allocation, whether the armed failure fired)."},
     {"read_past_end", read_past_end, METH_O,
      "read_past_end(tensor, /)\n--\n\nReads one element past the end "
      "(the sanitizer build must report it)."},

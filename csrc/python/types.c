@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "fault_py.h"
 
 /* ---- dtype -------------------------------------------------------------- */
 
@@ -168,7 +169,7 @@ PyObject *tl_py_device(tl_mstate *st, tl_device d)
     if (d.type == TL_DEVICE_CPU) {
         return Py_NewRef(st->cpu_device);
     }
-    DeviceObject *o = PyObject_New(DeviceObject, st->DeviceType);
+    DeviceObject *o = TL_PY_NEW(DeviceObject, st->DeviceType);
     if (o) {
         o->dev = d;
         o->no_index = false;

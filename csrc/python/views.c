@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pytl.h"
+#include "fault_py.h"
 #include "tensorlib/ops.h"
 
 #define IMPL(o) tl_py_impl(o)
@@ -622,7 +623,7 @@ static PyObject *t_split(PyObject *self, PyObject *const *args,
                          (long long)each, (long long)n);
             return NULL;
         }
-        int64_t *lengths = PyMem_Malloc((size_t)n * sizeof(int64_t));
+        int64_t *lengths = tl_py_mem_malloc((size_t)n * sizeof(int64_t));
         if (!lengths) {
             return PyErr_NoMemory();
         }
@@ -640,7 +641,7 @@ static PyObject *t_split(PyObject *self, PyObject *const *args,
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    int64_t *lengths = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int64_t *lengths = tl_py_mem_malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     int64_t total = 0;
     PyObject *r = NULL;
     if (!lengths) {
@@ -719,7 +720,7 @@ static PyObject *t_chunk(PyObject *self, PyObject *const *args,
                          "many", (long long)chunks);
             return NULL;
         }
-        int64_t *zeros = PyMem_Calloc((size_t)chunks, sizeof(int64_t));
+        int64_t *zeros = tl_py_mem_calloc((size_t)chunks, sizeof(int64_t));
         if (!zeros) {
             return PyErr_NoMemory();
         }

@@ -200,11 +200,15 @@ TL_API int tl_tensor_check_writable(const tl_tensor_impl *t);
  * workspace was reset (generation 3, now 5): ...") when t was carved from
  * a workspace arena that has been reset or closed since.  Every path that
  * reads, writes or exports data calls it first (the iterator, for each
- * operand; the Python layer, at its data entry points).  One load and a
- * branch for tensors not from an arena. */
+ * operand; the Python layer, at its data entry points).  Also
+ * TL_ERR_RUNTIME when t reaches past the end of a storage shrunk under it
+ * (tl_tensor_check_extent).  Two loads and branches in all. */
 TL_API int tl_tensor_check_live(const tl_tensor_impl *t);
 /* The same for a storage (Python's UntypedStorage data paths). */
 TL_API int tl_storage_check_live(const tl_storage *s);
+/* TL_ERR_RUNTIME when t reaches past the end of its storage (one shrunk by
+ * tl_storage_resize under it), naming both sizes; 0 otherwise. */
+TL_API int tl_tensor_check_extent(const tl_tensor_impl *t);
 TL_API uint64_t tl_tensor_version(const tl_tensor_impl *t);
 TL_API void tl_tensor_bump_version(tl_tensor_impl *t);
 
