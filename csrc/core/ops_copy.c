@@ -44,7 +44,8 @@ static int small_copy(tl_tensor_impl *dst, const tl_tensor_impl *src)
     if (rc < 0) {
         return rc;
     }
-    /* tl_tensor_check_live above also refuses a src past the end of a storage shrunk under it (issue 23) */
+    /* tl_tensor_check_live also refused a src whose storage was shrunk
+     * below its extent (issue 23). */
     const int64_t isz = tl_itemsize(src->dtype);
     int64_t sz[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
     for (int d = 0; d < nd; d++) {
