@@ -824,6 +824,81 @@ def test_many_dims_use_the_offset_calculator():
     assert_same(got, want, exact=False)
 
 
+# ---- float8 storage dtypes on the device ----------------------------------
+
+F8_DTYPES = [tl.float8_e4m3fn, tl.float8_e5m2]
+# Rounding ties, saturation (e4m3fn) and overflow to inf (e5m2), NaN,
+# signed zero, subnormals of both formats, and values past 2^53.
+F8_SPECIALS = [0.0, -0.0, 1.0, -3.3, 448.0, 449.0, 464.0, 480.0, 1e6,
+               -1e6, 57344.0, 61439.0, 61440.0, float("inf"),
+               float("-inf"), float("nan"), 2.0 ** -9, 2.0 ** -10,
+               3 * 2.0 ** -11, 2.0 ** -16, 2.0 ** -17, 1.0625, 1.1875,
+               0.1, 2.0 ** 60]
+
+
+def _f8_values(t):
+    """t's values as float64 (float8 and every real dtype convert exactly
+    to it), for comparison with NaNs equal."""
+    return t.cpu().to(tl.float64).numpy()
+
+
+@needs_gpu
+@pytest.mark.parametrize("f8", F8_DTYPES, ids=str)
+def test_float8_casts_on_cuda_match_cpu(f8):
+    base = tl.tensor(F8_SPECIALS, dtype=tl.float64)
+    srcs = [rand((3, 9), dt, seed=61) for dt in ALL_DTYPES] + [base]
+    for a in srcs:
+        d = a.cuda()
+        got, want = d.to(f8), a.to(f8)
+        assert got.is_cuda and got.dtype == f8
+        np.testing.assert_array_equal(_f8_values(got), _f8_values(want))
+        if a.ndim == 2:  # strided and negative-stride sources
+            np.testing.assert_array_equal(_f8_values(d.t().to(f8)),
+                                          _f8_values(a.t().to(f8)))
+            np.testing.assert_array_equal(
+                _f8_values(d.flip(1)[:, ::2].to(f8)),
+                _f8_values(a.flip(1)[:, ::2].to(f8)))
+    # from float8 to every dtype and to the other float8, on the device
+    x = base.to(f8)
+    xd = x.cuda()
+    for dst in ALL_DTYPES + F8_DTYPES:
+        got, want = xd.to(dst), x.to(dst)
+        assert got.is_cuda and got.dtype == dst
+        if dst in (tl.complex64, tl.complex128):
+            np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+        else:
+            np.testing.assert_array_equal(_f8_values(got), _f8_values(want))
+    # device <-> host copies with a cast, copy_, fill_, where, views
+    np.testing.assert_array_equal(_f8_values(base.to("cuda", dtype=f8)),
+                                  _f8_values(x))
+    y = tl.zeros(len(F8_SPECIALS), dtype=f8, device="cuda")
+    y.copy_(base)
+    np.testing.assert_array_equal(_f8_values(y), _f8_values(x))
+    y[::3] = 2.5
+    z = x.clone()
+    z[::3] = 2.5
+    np.testing.assert_array_equal(_f8_values(y), _f8_values(z))
+    y.fill_(-7.0)
+    assert set(_f8_values(y).tolist()) == {-7.0}
+    cond = tl.arange(len(F8_SPECIALS)) % 2 == 0
+    np.testing.assert_array_equal(
+        _f8_values(tl.where(cond.cuda(), xd, xd.flip(0))),
+        _f8_values(tl.where(cond, x, x.flip(0))))
+    assert "float8" in repr(xd)
+
+
+@needs_gpu
+@pytest.mark.parametrize("f8", F8_DTYPES, ids=str)
+def test_float8_arithmetic_on_cuda_is_refused(f8):
+    xd = tl.tensor([1.0, 2.0, 3.0]).to(f8).cuda()
+    for fn in (lambda: xd + 1, lambda: -xd, lambda: xd.exp(),
+               lambda: xd.sum(), lambda: xd.clamp(0, 1), lambda: xd == xd,
+               lambda: xd * xd):
+        with pytest.raises(TypeError, match=str(f8).split(".")[-1]):
+            fn()
+    np.testing.assert_array_equal(_f8_values(xd), [1.0, 2.0, 3.0])
+
+
 def test_cuda_tests_ran_or_skipped_cleanly():
     # In a build with a device every GPU test above ran; without one they
     # skipped (pytest reports them), and nothing above touched CUDA.

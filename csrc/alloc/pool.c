@@ -4,10 +4,11 @@
  * limit.  It owns its segments and all block metadata; it knows bytes only
  * (no tensors) and never calls a device API itself: the raw allocator does.
  * Also here: stream-aware pools (a device pool tags blocks with streams
- * and defers frees on events a backend records) and the CUDA pool's size
- * policy.  The structs are in pool_impl.h, the consistency checker in
- * pool_check.c, the CPU pool's policy and the byte-count parser behind
- * TENSORLIB_CPU_CACHE_LIMIT in cpu_allocator.c. */
+ * and defers frees on events a backend records).  The structs are in
+ * pool_impl.h, the consistency checker in pool_check.c, the stream
+ * bookkeeping in pool_streams.c; the policies live with their owners: the
+ * CPU pool's (and the byte-count parser behind TENSORLIB_CPU_CACHE_LIMIT)
+ * in cpu_allocator.c, the CUDA pool's in pool_policy.c. */
 
 #include <pthread.h>
 #include <stdint.h>
@@ -79,8 +80,9 @@
  * gives memory back to the system tensor by tensor instead of being pinned
  * by one live block in a shared segment.  The cache limit comes from
  * TENSORLIB_CPU_CACHE_LIMIT, else a quarter of physical memory.  The CUDA
- * policy (tl_pool_config_cuda) is PyTorch's: granule 512, <= 1 MiB from
- * 2 MiB segments, <= 10 MiB from 20 MiB segments, larger rounded to 2 MiB.
+ * policy (tl_pool_config_cuda, csrc/alloc/pool_policy.c) is PyTorch's:
+ * granule 512, <= 1 MiB from 2 MiB segments, <= 10 MiB from 20 MiB
+ * segments, larger rounded to 2 MiB.
  *
  * Locking: one pthread mutex per pool guards everything below `mu` in
  * struct pool; raw allocations happen under it.  pthread_atfork handlers
@@ -1254,22 +1256,4 @@ void *tl_pool_allocate_on(const tl_allocator *a, size_t nbytes,
         return pool_allocate(p, nbytes, alignment);
     }
     return allocate_streams(p, nbytes, alignment, s);
-}
-
-/* ---- the CUDA pool's policy ------------------------------------------- */
-
-/* Public API that the CPU-only library keeps (the C tests build stream
- * pools with it on a fake device); csrc/cuda passes it to tl_pool_new. */
-tl_pool_config tl_pool_config_cuda(void)
-{
-    tl_pool_config c;
-
-    c.granule = 512;
-    c.small_limit = (size_t)1 << 20;
-    c.small_segment = (size_t)2 << 20;
-    c.medium_limit = (size_t)10 << 20;
-    c.medium_segment = (size_t)20 << 20;
-    c.large_round = (size_t)2 << 20;
-    c.cache_limit = SIZE_MAX;
-    return c;
 }

@@ -49,4 +49,9 @@ int tl_device_copy_blocks(tl_block *dst, size_t dst_offset, tl_block *src,
  * Returns 0 or the error. */
 int tl_device_cpu_only(const tl_tensor_impl *t, const char *what);
 
+/* Records the TL_ERR_RUNTIME of operands found on two devices a and b
+ * (the iterator's and the reductions' out= check share it).  Returns the
+ * error. */
+int tl_device_mismatch(tl_device a, tl_device b);
+
 #endif /* TENSORLIB_CSRC_CORE_DEVICE_IMPL_H */

@@ -127,6 +127,16 @@ int tl_device_cpu_only(const tl_tensor_impl *t, const char *what)
                     "tensors (copy to the CPU with .cpu() first)", what, dev);
 }
 
+int tl_device_mismatch(tl_device a, tl_device b)
+{
+    char x[32], y[32];
+
+    tl_device_format(a, x, sizeof(x));
+    tl_device_format(b, y, sizeof(y));
+    return tl_error(TL_ERR_RUNTIME, "operands on different devices (%s and "
+                    "%s): move them to one device first", x, y);
+}
+
 /* ---- elementwise -------------------------------------------------------- */
 
 static int loop_from_iter(const tl_iter *it, tl_dev_loop *L)

@@ -92,6 +92,16 @@ bool tl_dtype_is_float8(tl_dtype dt)
     return dt == TL_DTYPE_FLOAT8_E4M3FN || dt == TL_DTYPE_FLOAT8_E5M2;
 }
 
+int tl_dtype_check_computable(const char *op, int dt)
+{
+    if (tl_dtype_valid(dt) && tl_dtype_is_float8((tl_dtype)dt)) {
+        return tl_error(TL_ERR_TYPE, "%s(): %s is not supported (float8 "
+                        "dtypes are storage only: convert with .float() "
+                        "first)", op, tl_dtype_table[dt].name);
+    }
+    return 0;
+}
+
 bool tl_dtype_is_integral(tl_dtype dt, bool include_bool)
 {
     int k = tl_dtype_table[dt].kind;

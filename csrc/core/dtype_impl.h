@@ -21,6 +21,12 @@ static inline bool tl_dtype_is_intlike(int dt)
     return k == TL_KIND_BOOL || k == TL_KIND_INT || k == TL_KIND_UINT;
 }
 
+/* Refuses the float8 storage dtypes (casts, copies, views and files only)
+ * for op, an operation that computes with or orders values (sorting,
+ * scans, products, indexed accumulation), as PyTorch refuses them.
+ * Returns 0, or TL_ERR_TYPE naming op and the dtype. */
+int tl_dtype_check_computable(const char *op, int dt);
+
 static inline int64_t tl_itemsize(int dt)
 {
     return tl_dtype_table[dt].itemsize;

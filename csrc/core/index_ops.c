@@ -547,6 +547,7 @@ tl_tensor_impl *tl_op_gather(tl_tensor_impl *out, tl_tensor_impl *self,
     int d;
     tl_tensor_impl *idx = NULL, *res = NULL;
     if (check_cpu(self, "gather") < 0 || check_cpu(index, "gather") < 0 ||
+        tl_dtype_check_computable("gather", self->dtype) < 0 ||
         tl_wrap_dim(dim, self->ndim, &d) < 0) {
         return NULL;
     }
@@ -747,6 +748,10 @@ static int check_reduce(int reduce, tl_dtype dt, const char *op)
 {
     if (reduce < TL_SCATTER_NONE || reduce > TL_SCATTER_AMIN) {
         return tl_error(TL_ERR_VALUE, "%s(): bad reduce %d", op, reduce);
+    }
+    int rc = tl_dtype_check_computable(op, dt);
+    if (rc < 0) {
+        return rc;
     }
     if (tl_dtype_is_complex(dt) &&
         (reduce == TL_SCATTER_AMAX || reduce == TL_SCATTER_AMIN)) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_impl.h"
 #include "iter_impl.h"
 #include "../alloc/fault.h"
 #include "kernels.h"
@@ -461,12 +462,7 @@ static int validate(tl_iter *it, const tl_iter_config *c, int *out_dtype,
             it->device = t->device;
             have_dev = true;
         } else if (!tl_device_eq(it->device, t->device)) {
-            char a[32], b[32];
-            tl_device_format(it->device, a, sizeof a);
-            tl_device_format(t->device, b, sizeof b);
-            return tl_error(TL_ERR_RUNTIME,
-                            "operands on different devices (%s and %s): "
-                            "move them to one device first", a, b);
+            return tl_device_mismatch(it->device, t->device);
         }
     }
     if (!have_dev) {

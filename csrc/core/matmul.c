@@ -625,7 +625,9 @@ tl_tensor_impl *tl_op_matmul(tl_tensor_impl *out, tl_tensor_impl *a,
                              tl_tensor_impl *b)
 {
     const char *op = "matmul";
-    if (check_cpu(op, a) < 0 || check_cpu(op, b) < 0) {
+    if (check_cpu(op, a) < 0 || check_cpu(op, b) < 0 ||
+        tl_dtype_check_computable(op, a->dtype) < 0 ||
+        tl_dtype_check_computable(op, b->dtype) < 0) {
         return NULL;
     }
     int la = a->ndim, lb = b->ndim;

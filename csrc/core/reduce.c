@@ -294,12 +294,7 @@ static int check_out(tl_tensor_impl *out, const tl_tensor_impl *a, int rnd,
 {
     *resize = false;
     if (!tl_device_eq(out->device, a->device)) {
-        char x[32], y[32];
-        tl_device_format(a->device, x, sizeof x);
-        tl_device_format(out->device, y, sizeof y);
-        return tl_error(TL_ERR_RUNTIME,
-                        "operands on different devices (%s and %s): move "
-                        "them to one device first", x, y);
+        return tl_device_mismatch(a->device, out->device);
     }
     int rc = tl_tensor_check_writable(out);
     if (rc < 0) {

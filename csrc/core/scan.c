@@ -250,6 +250,10 @@ tl_tensor_impl *tl_scan(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         return NULL;
     }
     tl_dtype rt;
+    if (tl_dtype_check_computable(name, a->dtype) < 0 ||
+        tl_dtype_check_computable(name, dtype) < 0) {
+        return NULL;
+    }
     if (dtype >= 0) {
         if (!tl_dtype_valid(dtype)) {
             tl_error(TL_ERR_TYPE, "%s(): bad dtype %d", name, dtype);

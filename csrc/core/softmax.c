@@ -272,6 +272,10 @@ tl_tensor_impl *tl_softmax(tl_tensor_impl *out, tl_tensor_impl *a,
         return NULL;
     }
     const tl_dtype rt = dtype >= 0 ? (tl_dtype)dtype : (tl_dtype)a->dtype;
+    if (tl_dtype_check_computable(name, a->dtype) < 0 ||
+        tl_dtype_check_computable(name, rt) < 0) {
+        return NULL;
+    }
     if (!tl_dtype_is_floating(rt)) {
         tl_error(TL_ERR_TYPE, "%s(): expected a floating point input (or "
                  "dtype=), got %s", name, tl_dtype_table[rt].name);

@@ -134,6 +134,10 @@ tl_tensor_impl *ss_scratch(int64_t nbytes)
 
 int ss_check_sortable(const char *name, tl_dtype dt)
 {
+    int rc = tl_dtype_check_computable(name, dt);
+    if (rc < 0) {
+        return rc;
+    }
     if (tl_dtype_is_complex(dt)) {
         return tl_error(TL_ERR_TYPE, "%s(): %s is not supported (complex "
                         "numbers have no order)", name,

@@ -49,8 +49,9 @@ tl_tensor_impl *ss_commit(tl_tensor_impl *out, bool resize,
 /* Scratch bytes from the allocator.  Returns: new reference, or NULL. */
 tl_tensor_impl *ss_scratch(int64_t nbytes);
 
-/* A real dtype the sorting ops accept (every dtype but complex); else
- * TL_ERR_TYPE naming the op.  Returns 0 or an error. */
+/* A real dtype the sorting ops accept (every dtype but complex and the
+ * float8 storage dtypes); else TL_ERR_TYPE naming the op.  Returns 0 or
+ * an error. */
 int ss_check_sortable(const char *name, tl_dtype dt);
 
 /* Order keys: an unsigned integer of the dtype's width whose unsigned

@@ -1,8 +1,9 @@
 /* csrc/cuda/ew_binary.cu — the CUDA binary ops: dispatch only.  The cases
  * come from the op table (TL_BINARY_OPS, tensorlib/op_table.h): for each
  * op, the functor op_<name> of kernels.cuh over exactly the compute dtypes
- * of the op's set, the same set the CPU table of
- * csrc/core/kernels_binary.c is built from; launch.cuh launches it. */
+ * of the op's set (the dtype lists of dtype_cases.cuh), the same set the
+ * CPU table of csrc/core/kernels_binary.c is built from; launch.cuh launches
+ * it. */
 #include "launch.cuh"
 
 namespace tlk {
@@ -21,18 +22,6 @@ static int run_alpha(const tl_dev_loop *L, const tl_dev_op *o,
     f.al = load<C>((const char *)o->value.b, dtype_of<C>::value);
     return launch_ew<C, op_add_alpha<C>, 2>(L, f, s);
 }
-
-/* Case lists of a dtype class of the op table: X(dtype code, compute
- * type, functor). */
-#define G_B(X, F) X(TL_DTYPE_BOOL, b8, F)
-#define G_Z(X, F)                                                           \
-    X(TL_DTYPE_UINT8, uint8_t, F) X(TL_DTYPE_INT8, int8_t, F)               \
-    X(TL_DTYPE_INT16, int16_t, F) X(TL_DTYPE_UINT16, uint16_t, F)           \
-    X(TL_DTYPE_INT32, int32_t, F) X(TL_DTYPE_UINT32, uint32_t, F)           \
-    X(TL_DTYPE_INT64, int64_t, F) X(TL_DTYPE_UINT64, uint64_t, F)
-#define G_F(X, F) X(TL_DTYPE_FLOAT32, float, F) X(TL_DTYPE_FLOAT64, double, F)
-#define G_C(X, F)                                                           \
-    X(TL_DTYPE_COMPLEX64, c64, F) X(TL_DTYPE_COMPLEX128, c128, F)
 
 static int unsupported(int op, int dt)
 {
@@ -54,7 +43,7 @@ int tl_cuda_ew_binary(const tl_dev_loop *L, const tl_dev_op *o,
      * set (the CPU table's rows come from the same set). */
 #define C_(D_, T_, F_) case D_: return run<F_, T_>(L, s);
 #define A_(D_, T_, F_) case D_: return run_alpha<T_>(L, o, s);
-#define CLASS_(F_, cls) G_##cls(C_, F_)
+#define CLASS_(F_, cls) TLK_DT_##cls(C_, F_)
 #define OP_CASE(ID, name, py, set, res, impl, form, flags, hint, doc)       \
     case TL_BINARY_##ID:                                                    \
         switch (dt) { TL_OPSET_##set(CLASS_, op_##name) }                   \
@@ -62,7 +51,9 @@ int tl_cuda_ew_binary(const tl_dev_loop *L, const tl_dev_op *o,
     switch (o->op) {
         TL_BINARY_OPS(OP_CASE)
     case TL_DEV_ADD_ALPHA:
-        switch (dt) { G_B(A_, 0) G_Z(A_, 0) G_F(A_, 0) G_C(A_, 0) }
+        switch (dt) {
+            TLK_DT_B(A_, 0) TLK_DT_Z(A_, 0) TLK_DT_F(A_, 0) TLK_DT_C(A_, 0)
+        }
         break;
     default:
         return tl_error(TL_ERR_VALUE, "CUDA: unknown binary op %d", o->op);

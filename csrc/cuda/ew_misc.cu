@@ -1,20 +1,10 @@
 /* csrc/cuda/ew_misc.cu — the CUDA copies and casts (copy_: any dtype to
- * any dtype, any layout), fill_, where, clamp, and the integer scan that
- * ops use to refuse a division by zero before they write anything. */
+ * any dtype, float8 included, any layout), fill_, where (float8 too, as
+ * on the CPU), clamp, and the integer scan that ops use to refuse a
+ * division by zero before they write anything. */
 #include "launch.cuh"
 
 namespace tlk {
-
-#define G_BOOL(X) X(TL_DTYPE_BOOL, b8)
-#define G_INTS(X)                                                           \
-    X(TL_DTYPE_UINT8, uint8_t) X(TL_DTYPE_INT8, int8_t)                     \
-    X(TL_DTYPE_INT16, int16_t) X(TL_DTYPE_UINT16, uint16_t)                 \
-    X(TL_DTYPE_INT32, int32_t) X(TL_DTYPE_UINT32, uint32_t)                 \
-    X(TL_DTYPE_INT64, int64_t) X(TL_DTYPE_UINT64, uint64_t)
-#define G_FLOATS(X) X(TL_DTYPE_FLOAT32, float) X(TL_DTYPE_FLOAT64, double)
-#define G_HALVES(X) X(TL_DTYPE_FLOAT16, f16) X(TL_DTYPE_BFLOAT16, bf16)
-#define G_CPLX(X) X(TL_DTYPE_COMPLEX64, c64) X(TL_DTYPE_COMPLEX128, c128)
-#define G_ALL(X) G_BOOL(X) G_INTS(X) G_HALVES(X) G_FLOATS(X) G_CPLX(X)
 
 /* A constant of a raw storage type (fill_ writes bit patterns). */
 template <class S> struct op_const {
@@ -117,22 +107,33 @@ static int scan_as(const tl_dev_loop *L, int *flag, tl_cuda_stream s)
 #endif
 }
 
+/* Records the TypeError of a dtype that op has no CUDA kernel for. */
+static int unsupported(const char *op, int dt)
+{
+    if (!tl_dtype_valid(dt)) {
+        return tl_error(TL_ERR_TYPE, "CUDA %s: unknown dtype code %d", op,
+                        dt);
+    }
+    return tl_error(TL_ERR_TYPE, "%s is not supported for %s on CUDA", op,
+                    tl_dtype_info_of((tl_dtype)dt)->name);
+}
+
 } /* namespace tlk */
 
 using namespace tlk;
 
 int tl_cuda_ew_copy(const tl_dev_loop *L, tl_cuda_stream s)
 {
-#define C_(D_, T_)                                                          \
+#define C_(D_, T_, a_)                                                      \
     case D_:                                                                \
         return launch_ew<T_, op_identity<T_>, 1>(L, op_identity<T_>(), s);
     switch (L->ops[0].dtype) {
-        G_ALL(C_)
+        TLK_DT_ALL(C_, 0)
     default:
         break;
     }
 #undef C_
-    return tl_error(TL_ERR_TYPE, "CUDA copy: bad dtype %d", L->ops[0].dtype);
+    return unsupported("copy", L->ops[0].dtype);
 }
 
 int tl_cuda_ew_fill(const tl_dev_loop *L, const tl_dev_op *o,
@@ -150,55 +151,50 @@ int tl_cuda_ew_fill(const tl_dev_loop *L, const tl_dev_op *o,
     case 16:
         return fill_as<c128>(L, o, s);
     default:
-        return tl_error(TL_ERR_TYPE, "CUDA fill: bad dtype %d",
-                        L->ops[0].dtype);
+        return unsupported("fill_", L->ops[0].dtype);
     }
 }
 
 int tl_cuda_ew_where(const tl_dev_loop *L, tl_cuda_stream s)
 {
-#define C_(D_, T_)                                                          \
+#define C_(D_, T_, a_)                                                      \
     case D_:                                                                \
         return launch_ew<T_, op_where<T_>, 3>(L, op_where<T_>(), s);
     switch (L->ops[2].target_dtype) {
-        G_ALL(C_)
+        TLK_DT_ALL(C_, 0)
     default:
         break;
     }
 #undef C_
-    return tl_error(TL_ERR_TYPE, "CUDA where: bad dtype %d",
-                    L->ops[2].target_dtype);
+    return unsupported("where", L->ops[2].target_dtype);
 }
 
 int tl_cuda_ew_clamp(const tl_dev_loop *L, tl_cuda_stream s)
 {
-#define C_(D_, T_)                                                          \
+#define C_(D_, T_, a_)                                                      \
     case D_:                                                                \
         return launch_ew<T_, op_clamp<T_>, 3>(L, op_clamp<T_>(), s);
     switch (L->ops[1].target_dtype) {
-        G_BOOL(C_) G_INTS(C_) G_FLOATS(C_)
+        TLK_DT_B(C_, 0) TLK_DT_Z(C_, 0) TLK_DT_F(C_, 0)
     default:
         break;
     }
 #undef C_
-    return tl_error(TL_ERR_TYPE, "clamp is not supported for %s on CUDA",
-                    tl_dtype_info_of((tl_dtype)L->ops[1].target_dtype)
-                        ->name);
+    return unsupported("clamp", L->ops[1].target_dtype);
 }
 
 int tl_cuda_ew_scan(const tl_dev_loop *L, const tl_dev_op *o, int *dflag,
                     tl_cuda_stream s)
 {
     (void)o; /* the one scan: for zeros */
-#define C_(D_, T_)                                                          \
+#define C_(D_, T_, a_)                                                      \
     case D_:                                                                \
         return scan_as<T_>(L, dflag, s);
     switch (L->ops[0].target_dtype) {
-        G_INTS(C_)
+        TLK_DT_Z(C_, 0)
     default:
         break;
     }
 #undef C_
-    return tl_error(TL_ERR_TYPE, "CUDA scan: bad dtype %d",
-                    L->ops[0].target_dtype);
+    return unsupported("the zero-divisor scan", L->ops[0].target_dtype);
 }

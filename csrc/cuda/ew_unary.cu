@@ -1,8 +1,9 @@
 /* csrc/cuda/ew_unary.cu — the CUDA unary ops: dispatch only.  The cases
  * come from the op table (TL_UNARY_OPS, tensorlib/op_table.h): for each
  * op, the functor op_<name> of kernels.cuh over exactly the compute dtypes
- * of the op's set, the same set the CPU table of
- * csrc/core/kernels_unary.c is built from; launch.cuh launches it. */
+ * of the op's set (the dtype lists of dtype_cases.cuh), the same set the
+ * CPU table of csrc/core/kernels_unary.c is built from; launch.cuh launches
+ * it. */
 #include "launch.cuh"
 
 namespace tlk {
@@ -12,18 +13,6 @@ static int run(const tl_dev_loop *L, tl_cuda_stream s)
 {
     return launch_ew<C, OP<C>, 1>(L, OP<C>(), s);
 }
-
-/* Case lists of a dtype class of the op table: X(dtype code, compute
- * type, functor). */
-#define G_B(X, F) X(TL_DTYPE_BOOL, b8, F)
-#define G_Z(X, F)                                                           \
-    X(TL_DTYPE_UINT8, uint8_t, F) X(TL_DTYPE_INT8, int8_t, F)               \
-    X(TL_DTYPE_INT16, int16_t, F) X(TL_DTYPE_UINT16, uint16_t, F)           \
-    X(TL_DTYPE_INT32, int32_t, F) X(TL_DTYPE_UINT32, uint32_t, F)           \
-    X(TL_DTYPE_INT64, int64_t, F) X(TL_DTYPE_UINT64, uint64_t, F)
-#define G_F(X, F) X(TL_DTYPE_FLOAT32, float, F) X(TL_DTYPE_FLOAT64, double, F)
-#define G_C(X, F)                                                           \
-    X(TL_DTYPE_COMPLEX64, c64, F) X(TL_DTYPE_COMPLEX128, c128, F)
 
 } /* namespace tlk */
 
@@ -37,7 +26,7 @@ int tl_cuda_ew_unary(const tl_dev_loop *L, const tl_dev_op *o,
     /* One case per op of the table, over exactly the compute dtypes of its
      * set (the CPU table's rows come from the same set). */
 #define C_(D_, T_, F_) case D_: return run<F_, T_>(L, s);
-#define CLASS_(F_, cls) G_##cls(C_, F_)
+#define CLASS_(F_, cls) TLK_DT_##cls(C_, F_)
 #define OP_CASE(ID, name, py, set, res, impl, form, flags, hint, doc)       \
     case TL_UNARY_##ID:                                                     \
         switch (dt) { TL_OPSET_##set(CLASS_, op_##name) }                   \
@@ -45,7 +34,7 @@ int tl_cuda_ew_unary(const tl_dev_loop *L, const tl_dev_op *o,
     switch (o->op) {
         TL_UNARY_OPS(OP_CASE)
     case TL_DEV_UNARY_COPY: /* floor/ceil/round/trunc of integers */
-        switch (dt) { G_B(C_, op_identity) G_Z(C_, op_identity) }
+        switch (dt) { TLK_DT_B(C_, op_identity) TLK_DT_Z(C_, op_identity) }
         break;
     default:
         return tl_error(TL_ERR_VALUE, "CUDA: unknown unary op %d", o->op);

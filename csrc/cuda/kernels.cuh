@@ -1,5 +1,5 @@
 /* csrc/cuda/kernels.cuh — the element-level code of the CUDA kernels:
- * storage and compute types of the 15 dtypes, the element conversions of
+ * storage and compute types of the 17 dtypes, the element conversions of
  * Note [Element conversions] (csrc/core/kernels_copy.c), loads and stores
  * that convert from / to any dtype, and one functor per elementwise op
  * with the numeric semantics of csrc/core/kernels_{binary,unary}.c.
@@ -26,13 +26,18 @@
 /* The scalar numerics shared with the CPU kernels, and TL_HD
  * (host-and-device inline under nvcc, inline in the emulated build). */
 #include "../core/scalar_math.h"
+/* The float8 conversions, the same code as the CPU copies. */
+#include "../core/float8.h"
+/* The dtype lists (TLK_DT_*). */
+#include "dtype_cases.cuh"
 
 namespace tlk {
 
 /* ---- types ---------------------------------------------------------------
  * Storage types: what one element of a dtype is in memory.  bool is one
  * byte read as (byte != 0); float16 and bfloat16 are bit patterns in their
- * own structs (never compute types: ops compute them in float32). */
+ * own structs (never compute types: ops compute them in float32); so are
+ * the float8 storage dtypes, which only copies and casts take. */
 struct b8 {
     uint8_t v; /* 0 or 1 once loaded */
 };
@@ -42,18 +47,26 @@ struct f16 {
 struct bf16 {
     uint16_t x;
 };
+struct f8e4 { /* float8_e4m3fn */
+    uint8_t x;
+};
+struct f8e5 { /* float8_e5m2 */
+    uint8_t x;
+};
 template <class R> struct cplx {
     R re, im;
 };
 typedef cplx<float> c64;
 typedef cplx<double> c128;
 
-enum kind { K_BOOL, K_INT, K_FLT, K_HALF, K_BF16, K_CPX };
+enum kind { K_BOOL, K_INT, K_FLT, K_HALF, K_BF16, K_CPX, K_F8 };
 
 template <class T> struct kind_of;
 template <> struct kind_of<b8> { static constexpr int value = K_BOOL; };
 template <> struct kind_of<f16> { static constexpr int value = K_HALF; };
 template <> struct kind_of<bf16> { static constexpr int value = K_BF16; };
+template <> struct kind_of<f8e4> { static constexpr int value = K_F8; };
+template <> struct kind_of<f8e5> { static constexpr int value = K_F8; };
 template <> struct kind_of<float> { static constexpr int value = K_FLT; };
 template <> struct kind_of<double> { static constexpr int value = K_FLT; };
 template <class R> struct kind_of<cplx<R>> {
@@ -81,24 +94,10 @@ template <class T>
 using wide_t = typename std::conditional<(sizeof(T) < 8), uint32_t,
                                          uint64_t>::type;
 
-/* Calls F with a value of the storage type of dtype dt (a tag), for the
- * runtime dtype switches below. */
-#define TLK_DTYPE_CASES(X)                                                  \
-    X(TL_DTYPE_BOOL, ::tlk::b8)                                             \
-    X(TL_DTYPE_UINT8, uint8_t)                                              \
-    X(TL_DTYPE_INT8, int8_t)                                                \
-    X(TL_DTYPE_INT16, int16_t)                                              \
-    X(TL_DTYPE_UINT16, uint16_t)                                            \
-    X(TL_DTYPE_INT32, int32_t)                                              \
-    X(TL_DTYPE_UINT32, uint32_t)                                            \
-    X(TL_DTYPE_INT64, int64_t)                                              \
-    X(TL_DTYPE_UINT64, uint64_t)                                            \
-    X(TL_DTYPE_FLOAT16, ::tlk::f16)                                         \
-    X(TL_DTYPE_BFLOAT16, ::tlk::bf16)                                       \
-    X(TL_DTYPE_FLOAT32, float)                                              \
-    X(TL_DTYPE_FLOAT64, double)                                             \
-    X(TL_DTYPE_COMPLEX64, ::tlk::c64)                                       \
-    X(TL_DTYPE_COMPLEX128, ::tlk::c128)
+/* X(dtype code, storage type) for every dtype, for the runtime dtype
+ * switches below (dtype_cases.cuh's list). */
+#define TLK_DTYPE_CASE2_(D, S, X) X(D, S)
+#define TLK_DTYPE_CASES(X) TLK_DT_ALL(TLK_DTYPE_CASE2_, X)
 
 /* ---- float16 / bfloat16, integer -> double -------------------------------
  * scalar_math.h's (the same code as the CPU kernels). */
@@ -127,6 +126,20 @@ template <class T> TL_HD double int_to_double_rto(T x)
     else {
         return tl_sm_u64_to_double_rto((uint64_t)x);
     }
+}
+
+/* float8 (float8.h): exact to float; from a double rounding once to
+ * nearest even, with PyTorch's saturation and NaN rules. */
+TL_HD float f8_to_float(f8e4 v) { return tl_f8e4m3fn_to_float(v.x); }
+TL_HD float f8_to_float(f8e5 v) { return tl_f8e5m2_to_float(v.x); }
+template <class D> TL_HD D f8_from_double(double x);
+template <> TL_HD f8e4 f8_from_double<f8e4>(double x)
+{
+    return f8e4{tl_f8e4m3fn_from_double(x)};
+}
+template <> TL_HD f8e5 f8_from_double<f8e5>(double x)
+{
+    return f8e5{tl_f8e5m2_from_double(x)};
 }
 
 /* Saturating float to integer: NaN gives 0, out of range the limits
@@ -160,6 +173,42 @@ template <class D, class S> TL_HD D cvt(S x)
     constexpr int KD = kind_of<D>::value, KS = kind_of<S>::value;
     if constexpr (std::is_same<D, S>::value) {
         return x;
+    }
+    else if constexpr (KD == K_F8) {
+        /* Rounds once from the source value as a double (exact for every
+         * source but int64/uint64, which round to odd at 53 bits first),
+         * as kernels_copy.c's CV_*_F8. */
+        if constexpr (KS == K_BOOL) {
+            return f8_from_double<D>(x.v != 0 ? 1.0 : 0.0);
+        }
+        else if constexpr (KS == K_INT) {
+            return f8_from_double<D>(int_to_double_rto(x));
+        }
+        else if constexpr (KS == K_FLT) {
+            return f8_from_double<D>((double)x);
+        }
+        else if constexpr (KS == K_HALF) {
+            return f8_from_double<D>((double)half_to_float(x.x));
+        }
+        else if constexpr (KS == K_BF16) {
+            return f8_from_double<D>((double)bf16_to_float(x.x));
+        }
+        else if constexpr (KS == K_F8) {
+            return f8_from_double<D>((double)f8_to_float(x));
+        }
+        else {
+            return f8_from_double<D>((double)x.re); /* the real part */
+        }
+    }
+    else if constexpr (KS == K_F8) {
+        /* Exact through float; to bool: any bit but the sign (NaN is
+         * true), as CV_F8_BOOL. */
+        if constexpr (KD == K_BOOL) {
+            return D{(uint8_t)((x.x & 0x7fu) != 0)};
+        }
+        else {
+            return cvt<D, float>(f8_to_float(x));
+        }
     }
     else if constexpr (KS == K_BOOL) {
         const bool t = x.v != 0;
@@ -927,6 +976,9 @@ template <class C> TL_HD bool nonzero(C a)
     else if constexpr (kind_of<C>::value == K_HALF ||
                        kind_of<C>::value == K_BF16) {
         return (a.x & 0x7fffu) != 0;
+    }
+    else if constexpr (kind_of<C>::value == K_F8) {
+        return (a.x & 0x7fu) != 0;
     }
     else if constexpr (is_cplx_v<C>) {
         return a.re != 0 || a.im != 0;

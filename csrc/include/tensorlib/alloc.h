@@ -217,8 +217,12 @@ typedef struct tl_pool_config {
     size_t cache_limit;    /* cached bytes kept at most (SIZE_MAX: all) */
 } tl_pool_config;
 
-/* The CPU policy, and PyTorch's CUDA segment policy (<= 1 MiB from 2 MiB
- * segments, <= 10 MiB from 20 MiB segments, larger rounded to 2 MiB). */
+/* The CPU policy (csrc/alloc/cpu_allocator.c: cache limit from
+ * TENSORLIB_CPU_CACHE_LIMIT), and PyTorch's CUDA segment policy
+ * (csrc/alloc/pool_policy.c: <= 1 MiB from 2 MiB segments, <= 10 MiB from
+ * 20 MiB segments, larger rounded to 2 MiB).  Both are plain values; the
+ * CPU-only library has both, so tests can run the CUDA policy on a fake
+ * device. */
 TL_API tl_pool_config tl_pool_config_cpu(void);
 TL_API tl_pool_config tl_pool_config_cuda(void);
 
