@@ -14,12 +14,18 @@ still instruments the Python side (tensorlib/*.py).
 import os
 import sys
 
-_flags = sys.getdlopenflags()
-sys.setdlopenflags(os.RTLD_NOW | os.RTLD_GLOBAL)
-try:
-    import atheris  # noqa: E402
-finally:
-    sys.setdlopenflags(_flags)
+if os.environ.get("TENSORLIB_FUZZ_REPLAY"):
+    # Replaying inputs in the test suite (tests/test_fuzz_regressions.py):
+    # the FuzzedDataProvider without atheris' libFuzzer, which would
+    # otherwise sit beside the sanitizer runtime of the sanitizer run.
+    import atheris_no_libfuzzer as atheris  # noqa: E402
+else:
+    _flags = sys.getdlopenflags()
+    sys.setdlopenflags(os.RTLD_NOW | os.RTLD_GLOBAL)
+    try:
+        import atheris  # noqa: E402
+    finally:
+        sys.setdlopenflags(_flags)
 
 # The exceptions a hostile input may raise (ShapeError subclasses both
 # ValueError and RuntimeError).  MemoryError: a hostile size may ask for
