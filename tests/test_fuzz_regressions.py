@@ -98,7 +98,7 @@ def test_tensor_of_a_buffer_with_a_negative_length_raises():
 
 def test_as_strided_refuses_int64_min_stride():
     t = tl.arange(5.0)
-    with pytest.raises(OverflowError, match="no int64 magnitude"):
+    with pytest.raises(OverflowError, match="overflows int64 when negated"):
         t.as_strided((1,), (-2 ** 63,))
     with pytest.raises(OverflowError):
         t.as_strided((0, 2), (-2 ** 63, 1))

@@ -290,7 +290,7 @@ int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
          * tests/fuzz/fuzz_strided.py: a size-1 dim accepted it). */
         if (strides[d] == INT64_MIN) {
             return tl_error(TL_ERR_OVERFLOW, "stride %" PRId64 " at dim %d "
-                            "has no int64 magnitude", strides[d], d);
+                            "overflows int64 when negated", strides[d], d);
         }
     }
     int64_t lo = storage_offset, hi = storage_offset;
