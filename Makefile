@@ -20,7 +20,8 @@ endif
 # make COV=1 ... -> gcov counters in build-cov/ (tools/coverage.sh).
 ifeq ($(TSAN),1)
 BUILD := build-tsan
-SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+# (no target_clones: their ifunc resolvers run before TSan is initialised)
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer -DTL_NO_TARGET_CLONES
 OPT := -O1 -g
 endif
 ifeq ($(COV),1)

@@ -71,8 +71,9 @@ if flag("TENSORLIB_DEBUG"):
 #   TENSORLIB_FUZZ=1      clang -fsanitize=fuzzer-no-link,address: native
 #                         coverage for atheris (needs CC=clang, LDSHARED)
 if flag("TENSORLIB_TSAN"):
+    # (no target_clones: their ifunc resolvers run before TSan is set up)
     compile_args += ["-fsanitize=thread", "-O1", "-g",
-                     "-fno-omit-frame-pointer"]
+                     "-fno-omit-frame-pointer", "-DTL_NO_TARGET_CLONES"]
     link_args += ["-fsanitize=thread"]
 if flag("TENSORLIB_COVERAGE"):
     compile_args += ["--coverage", "-O0", "-g"]
