@@ -3,6 +3,7 @@
 #   make            -> build/libtensorlib.so
 #   make ctest      -> build and run every tests/c/test_*.c
 #   make SAN=1 ...  -> the same under ASan+UBSan, in build-san/
+#   make TSAN=1 / COV=1 ... -> ThreadSanitizer / gcov builds (issue 23)
 CC ?= gcc
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -14,6 +15,19 @@ else
 BUILD := build
 SANFLAGS :=
 OPT := -O2 -g
+endif
+# Issue 23: make TSAN=1 ... -> ThreadSanitizer in build-tsan/ (tools/tsan.sh);
+# make COV=1 ... -> gcov counters in build-cov/ (tools/coverage.sh).
+ifeq ($(TSAN),1)
+BUILD := build-tsan
+# (no target_clones: their ifunc resolvers run before TSan is initialised)
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer -DTL_NO_TARGET_CLONES
+OPT := -O1 -g
+endif
+ifeq ($(COV),1)
+BUILD := build-cov
+SANFLAGS := --coverage
+OPT := -O0 -g
 endif
 CFLAGS := -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC \
           -fvisibility=hidden -D_GNU_SOURCE -DTL_BUILDING_LIB \
@@ -52,4 +66,4 @@ ctest: $(TEST_BIN)
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan build-cov

@@ -14,6 +14,8 @@ Environment:
                         -gencode, sm_80), a list such as "80;90", or "all"
                         (every architecture CUDA 13 supports, plus PTX)
   CUDA_HOME             where CUDA lives (default: found from nvcc)
+  TENSORLIB_TSAN=1, TENSORLIB_COVERAGE=1, TENSORLIB_FUZZ=1
+                        ThreadSanitizer / gcov / atheris builds (issue 23)
 """
 import glob
 import os
@@ -63,6 +65,26 @@ else:
     compile_args += ["-O2", "-g0"]
 if flag("TENSORLIB_DEBUG"):
     macros.append(("TL_DEBUG", "1"))
+# Issue 23 builds (tests/fuzz/README.md, tools/tsan.sh, tools/coverage.sh):
+#   TENSORLIB_TSAN=1      ThreadSanitizer
+#   TENSORLIB_COVERAGE=1  gcov counters (gcc --coverage, -O0)
+#   TENSORLIB_FUZZ=1      clang -fsanitize=fuzzer-no-link,address: native
+#                         coverage for atheris (needs CC=clang, LDSHARED)
+if flag("TENSORLIB_TSAN"):
+    # (no target_clones: their ifunc resolvers run before TSan is set up)
+    compile_args += ["-fsanitize=thread", "-O1", "-g",
+                     "-fno-omit-frame-pointer", "-DTL_NO_TARGET_CLONES"]
+    link_args += ["-fsanitize=thread"]
+if flag("TENSORLIB_COVERAGE"):
+    compile_args += ["--coverage", "-O0", "-g"]
+    link_args += ["--coverage"]
+if flag("TENSORLIB_FUZZ"):
+    # glibc defines CMPLX only for gcc >= 4.7; clang has the builtin.
+    compile_args += ["-fsanitize=fuzzer-no-link,address", "-shared-libasan",
+                     "-O1", "-g", "-fno-omit-frame-pointer",
+                     "-DCMPLX(x,y)=__builtin_complex((double)(x),(double)(y))",
+                     "-DCMPLXF(x,y)=__builtin_complex((float)(x),(float)(y))"]
+    link_args += ["-fsanitize=fuzzer-no-link,address", "-shared-libasan"]
 
 # ---- CUDA -------------------------------------------------------------------
 

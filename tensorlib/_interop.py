@@ -2,6 +2,8 @@
 storage sharing, copy and deepcopy.  The memory work is done in C
 (csrc/python/interop.c); this module only decides which path to take."""
 import copyreg
+import re as _re
+import struct as _struct
 import pickle
 import weakref
 
@@ -55,6 +57,7 @@ def asarray(obj, dtype=None, device=None, copy=None):
         except TypeError:
             mv = None
         if mv is not None:
+            _check_buffer_length(mv)
             a = _np.asarray(mv)
             if a.dtype.kind in "OUSV":
                 raise TypeError(
@@ -75,6 +78,36 @@ def asarray(obj, dtype=None, device=None, copy=None):
     if copy:
         return t.clone()
     return t
+
+
+def _check_buffer_length(mv):
+    """The buffer protocol carries a length: an exporter whose shape claims
+    more or fewer bytes than that (a lying or broken exporter) is refused
+    before any element is read (issue 23, found by tests/fuzz/fuzz_buffer)."""
+    if not mv.format:
+        # PEP 3118 has no empty format (NULL means "B"); NumPy crashes on it.
+        raise BufferError("asarray(): the buffer has an empty format string")
+    fmt = mv.format
+    m = _re.fullmatch(r"([@=<>!]?)(Z?)([?bBhHiIlLqQnNefdg])", fmt)
+    if m is None:
+        # NumPy trusts an exporter's itemsize for structured formats and
+        # crashes when it lies: only number formats are read here.
+        raise TypeError("asarray(): buffer of format {!r} has no tensorlib "
+                        "dtype".format(fmt))
+    size = _struct.calcsize(m.group(1) + m.group(3)) * (2 if m.group(2)
+                                                        else 1)
+    if size != mv.itemsize:
+        raise BufferError(
+            "asarray(): the buffer's format {!r} has itemsize {}, the "
+            "exporter says {}".format(fmt, size, mv.itemsize))
+    n = mv.itemsize
+    for s in mv.shape:
+        n *= s
+    if n != mv.nbytes:
+        raise BufferError(
+            "asarray(): the buffer's shape {} with itemsize {} needs {} "
+            "bytes but the exporter says it holds {}".format(
+                tuple(mv.shape), mv.itemsize, n, mv.nbytes))
 
 
 # ---- pickling -------------------------------------------------------------

@@ -406,8 +406,12 @@ typedef struct {
     atomic_int bad;
 } bounds_job;
 
-/* AVX2 has the 64-bit compares that SSE2 lacks: 4 indices per step. */
+/* AVX2 has the 64-bit compares that SSE2 lacks: 4 indices per step.
+ * (TL_NO_TARGET_CLONES, as kernels.h: the TSan build has no ifuncs.) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&      \
+    defined(__linux__) && !defined(TL_NO_TARGET_CLONES)
 __attribute__((target_clones("avx2", "default")))
+#endif
 static void bounds_range(void *ctx, int64_t b, int64_t e)
 {
     bounds_job *j = ctx;

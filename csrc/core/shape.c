@@ -285,6 +285,14 @@ int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
                         "storage offset must be non-negative, got %" PRId64,
                         storage_offset);
     }
+    for (int d = 0; d < ndim; d++) {
+        /* Layout code takes |stride|, which INT64_MIN lacks (found by
+         * tests/fuzz/fuzz_strided.py: a size-1 dim accepted it). */
+        if (strides[d] == INT64_MIN) {
+            return tl_error(TL_ERR_OVERFLOW, "stride %" PRId64 " at dim %d "
+                            "overflows int64 when negated", strides[d], d);
+        }
+    }
     int64_t lo = storage_offset, hi = storage_offset;
     for (int d = 0; d < ndim; d++) {
         if (sizes[d] == 0) {

@@ -586,6 +586,12 @@ static int infer(infer_state *s, PyObject *o, int depth)
     }
     Py_ssize_t n = PySequence_Size(o);
     if (n < 0) {
+        /* A broken __len__ (or a buffer exporter's negative shape, found by
+         * tests/fuzz/fuzz_buffer.py) can report -1 without an exception. */
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_ValueError, "tensor(): a %.100s reports a "
+                         "negative length", Py_TYPE(o)->tp_name);
+        }
         return -1;
     }
     if (s->have_leaf && depth >= s->ndim) {

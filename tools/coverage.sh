@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Coverage of the C code (issue 23): a gcov build (gcc --coverage, -O0)
+# of the core and the extension, run by the C tests, pytest (with torch
+# installed, so the comparison tests run) and the emulated-CUDA tests
+# together; gcovr then reports line and branch percentages per file with
+# the uncovered lines listed.  docs/coverage.md keeps the latest numbers.
+#   tools/coverage.sh [PYTEST_ARGS...]   e.g. tools/coverage.sh -m "not slow"
+# Environment: PYTHON (default python), JOBS (default 2), COV_TESTS (the
+# pytest paths, default all of tests/; for a quick partial measurement).
+# Reports: build-cov/coverage-lines.txt, build-cov/coverage-branches.txt,
+# build-cov/coverage-summary.json; the totals are printed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=${PYTHON:-python}
+JOBS=${JOBS:-2}
+GCOVR=${GCOVR:-$(dirname "$PY")/gcovr}
+command -v "$GCOVR" >/dev/null 2>&1 || GCOVR=gcovr
+rm -rf build-cov build-cov-cuda
+set -e
+# 1. the C core and its tests (their counters land in build-cov/csrc).
+make -s COV=1 -j"$JOBS" PYTHON="$PY" ctest
+# 2. the extension, beside a copy of the package.
+TENSORLIB_COVERAGE=1 "$PY" setup.py -q build_ext --build-lib build-cov/pylib \
+    --build-temp build-cov/ext -j "$JOBS"
+cp tensorlib/*.py tensorlib/*.pyi tensorlib/py.typed build-cov/pylib/tensorlib/
+# 3. the emulated CUDA build (csrc/python/cuda.c and the plug-in's C).
+TENSORLIB_CUDA=emulate TENSORLIB_COVERAGE=1 "$PY" setup.py -q build_ext \
+    --build-lib build-cov-cuda/pylib --build-temp build-cov-cuda/ext -j "$JOBS"
+cp tensorlib/*.py tensorlib/*.pyi tensorlib/py.typed build-cov-cuda/pylib/tensorlib/
+set +e
+rc=0
+# 4. pytest against the coverage build (test_c_core.py rebuilds and runs
+#    the C tests of step 1 in the normal build: left out).
+(cd /tmp && PYTHONPATH="$ROOT/build-cov/pylib" TENSORLIB_REQUIRE_TORCH=1 \
+    "$PY" -m pytest -q -p no:cacheprovider "$@" \
+    --ignore="$ROOT/tests/test_c_core.py" ${COV_TESTS:-"$ROOT/tests"}) || rc=1
+# 5. the GPU tests over the emulated CUDA runtime.
+(cd /tmp && PYTHONPATH="$ROOT/build-cov-cuda/pylib" \
+    TENSORLIB_EXPECT_CUDA=emulate "$PY" -m pytest -q -p no:cacheprovider \
+    "$ROOT/tests/test_cuda.py") || rc=1
+# 6. the report.  Threads make gcov's counters racy: negative counts are
+#    read as zero, with one warning per file.  The three builds compile
+#    the same sources with different macros: functions merge separately.
+GOPTS=(--root "$ROOT" --filter "$ROOT/csrc/" \
+       --gcov-ignore-parse-errors=negative_hits.warn_once_per_file \
+       --merge-mode-functions=separate -j "$JOBS" \
+       build-cov build-cov-cuda)
+"$GCOVR" "${GOPTS[@]}" --txt build-cov/coverage-lines.txt \
+    --txt-metric line --json-summary-pretty \
+    --json-summary build-cov/coverage-summary.json --print-summary
+"$GCOVR" "${GOPTS[@]}" --txt build-cov/coverage-branches.txt \
+    --txt-metric branch
+echo "reports: build-cov/coverage-lines.txt build-cov/coverage-branches.txt" \
+     "build-cov/coverage-summary.json"
+[ $rc -eq 0 ] || echo "coverage: some tests failed under the coverage build"
+exit $rc
