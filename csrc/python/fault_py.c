@@ -35,12 +35,16 @@ int tl_fault_py_init(PyObject *m, tl_mstate *st)
     PyObject *k, *v;
     Py_ssize_t pos = 0;
     while (PyDict_Next(d, &pos, &k, &v)) {
-        if (PyType_Check(v) &&
-            (((PyTypeObject *)v)->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
-            PyType_GetModule((PyTypeObject *)v) == m) {
+        if (!PyType_Check(v) ||
+            !(((PyTypeObject *)v)->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+            continue;
+        }
+        PyObject *owner = PyType_GetModule((PyTypeObject *)v); /* borrowed */
+        if (!owner) {
+            PyErr_Clear(); /* a heap type made without a module */
+        } else if (owner == m) {
             patch((PyTypeObject *)v);
         }
     }
-    PyErr_Clear(); /* PyType_GetModule on a type made elsewhere */
     return 0;
 }
