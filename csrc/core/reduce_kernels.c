@@ -923,12 +923,12 @@ DEF_CPROD(c128, double)
                 const T *q = (const T *)p;                                  \
                 for (int64_t j = 0; j < n; j++) {                           \
                     const V x = LD(q[j]);                                   \
-                    m[j] = (x CMP m[j] || ISNAN(x)) ? x : m[j];             \
+                    m[j] = ((x CMP m[j]) | ISNAN(x)) ? x : m[j];            \
                 }                                                           \
             } else {                                                        \
                 for (int64_t j = 0; j < n; j++) {                           \
                     const V x = LD(*(const T *)(p + j * cs));               \
-                    m[j] = (x CMP m[j] || ISNAN(x)) ? x : m[j];             \
+                    m[j] = ((x CMP m[j]) | ISNAN(x)) ? x : m[j];            \
                 }                                                           \
             }                                                               \
             off = tl_rspace_next(rs, idx, off);                             \
@@ -1060,6 +1060,317 @@ DEF_ARG_F(f16, uint16_t, LDH)
 DEF_ARG_F(bf16, uint16_t, LDBF)
 DEF_ARG_F(f32, float, LDID)
 DEF_ARG_F(f64, double, LDID)
+
+/* ---- max / min / argmax / argmin: vector runs ---------------------------- */
+
+/* Note [Vector extrema]
+ * A contiguous run of a non-half type goes through explicit 32-byte GCC
+ * vectors (two xmm on the SSE2 baseline, one ymm in the AVX2 clone): four
+ * accumulators take x where x CMP m (a compare and a bit blend, no branch)
+ * and a fifth ORs a NaN mask (x != x), one check per run instead of a
+ * branch per element.  Only when the mask is set does a second scan find
+ * the first NaN, which is the result as before (max/min propagate NaN).
+ * argmax/argmin take the extreme value from that pass and then find the
+ * first index holding it (or the first NaN), scanning blocks of 64 with a
+ * vectorisable equality OR: the same index the one-pass rule "strictly
+ * better replaces, ties keep the first" gives, since x == r also holds for
+ * a zero of the other sign.  The lane order does not change a value: max
+ * and min are exact. */
+#define VBYTES 32
+
+#define DEF_VEXT(NAME, CMP, N, T, IT)                                       \
+    static TL_ALWAYS_INLINE void NAME##_vext_##N##_body(const T *q,          \
+                                                         int64_t n, T *out,  \
+                                                         int *nan)           \
+    {                                                                       \
+        typedef T vt __attribute__((vector_size(VBYTES)));                  \
+        typedef IT vi __attribute__((vector_size(VBYTES)));                 \
+        enum { L = VBYTES / sizeof(T) };                                    \
+        vt m0;                                                              \
+        for (int k = 0; k < L; k++) {                                       \
+            m0[k] = q[0];                                                   \
+        }                                                                   \
+        vt m1 = m0, m2 = m0, m3 = m0;                                       \
+        vi nn = m0 != m0;                                                   \
+        int64_t i = 0;                                                      \
+        for (; i + 4 * L <= n; i += 4 * L) {                                \
+            vt x0, x1, x2, x3;                                              \
+            PREFETCH_AHEAD(q + i);                                          \
+            PREFETCH_AHEAD(q + i + 2 * L);                                  \
+            memcpy(&x0, q + i, VBYTES);                                     \
+            memcpy(&x1, q + i + L, VBYTES);                                 \
+            memcpy(&x2, q + i + 2 * L, VBYTES);                             \
+            memcpy(&x3, q + i + 3 * L, VBYTES);                             \
+            const vi c0 = x0 CMP m0, c1 = x1 CMP m1;                        \
+            const vi c2 = x2 CMP m2, c3 = x3 CMP m3;                        \
+            m0 = (vt)(((vi)x0 & c0) | ((vi)m0 & ~c0));                      \
+            m1 = (vt)(((vi)x1 & c1) | ((vi)m1 & ~c1));                      \
+            m2 = (vt)(((vi)x2 & c2) | ((vi)m2 & ~c2));                      \
+            m3 = (vt)(((vi)x3 & c3) | ((vi)m3 & ~c3));                      \
+            nn |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);        \
+        }                                                                   \
+        const vi c1 = m1 CMP m0, c3 = m3 CMP m2;                            \
+        m0 = (vt)(((vi)m1 & c1) | ((vi)m0 & ~c1));                          \
+        m2 = (vt)(((vi)m3 & c3) | ((vi)m2 & ~c3));                          \
+        const vi c2 = m2 CMP m0;                                            \
+        m0 = (vt)(((vi)m2 & c2) | ((vi)m0 & ~c2));                          \
+        T r = m0[0];                                                        \
+        int f = 0;                                                          \
+        for (int k = 0; k < L; k++) {                                       \
+            r = m0[k] CMP r ? m0[k] : r;                                    \
+            f |= nn[k] != 0;                                                \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            const T x = q[i];                                               \
+            r = x CMP r ? x : r;                                            \
+            f |= x != x;                                                    \
+        }                                                                   \
+        *out = r;                                                           \
+        *nan = f;                                                           \
+    }                                                                       \
+    DISPATCHED(NAME##_vext_##N, (const T *q, int64_t n, T *out, int *nan),  \
+               (q, n, out, nan))
+
+/* Index of the first element of q[0..n) equal to v (want_nan: the first
+ * NaN); n when none. */
+#define DEF_VFIND(N, T)                                                     \
+    static int64_t vfind_##N(const T *q, int64_t n, T v, int want_nan)      \
+    {                                                                       \
+        int64_t i = 0;                                                      \
+        for (; i + 64 <= n; i += 64) {                                      \
+            int hit = 0;                                                    \
+            if (want_nan) {                                                 \
+                for (int k = 0; k < 64; k++) {                              \
+                    hit |= q[i + k] != q[i + k];                            \
+                }                                                           \
+            } else {                                                        \
+                for (int k = 0; k < 64; k++) {                              \
+                    hit |= q[i + k] == v;                                   \
+                }                                                           \
+            }                                                               \
+            if (hit) {                                                      \
+                break;                                                      \
+            }                                                               \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            if (want_nan ? q[i] != q[i] : q[i] == v) {                      \
+                return i;                                                   \
+            }                                                               \
+        }                                                                   \
+        return n;                                                           \
+    }
+
+/* Row kernels: contiguous runs through the vector pass, the rest through
+ * the generic kernels above. */
+#define DEF_VROWS(NAME, ARGNAME, N, T, PUT)                                 \
+    static void NAME##_frow_##N(const char *p, int64_t n, int64_t s,         \
+                                int64_t idx0, const tl_racc *aux,            \
+                                tl_racc *res)                                \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            NAME##_row_##N(p, n, s, idx0, aux, res);                        \
+            return;                                                         \
+        }                                                                   \
+        const T *q = (const T *)p;                                          \
+        T r;                                                                \
+        int nan;                                                            \
+        NAME##_vext_##N(q, n, &r, &nan);                                    \
+        if (nan) {                                                          \
+            r = q[vfind_##N(q, n, r, 1)];                                   \
+        }                                                                   \
+        PUT(res, r);                                                        \
+    }                                                                       \
+    static void ARGNAME##_frow_##N(const char *p, int64_t n, int64_t s,      \
+                                   int64_t idx0, const tl_racc *aux,         \
+                                   tl_racc *res)                             \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            ARGNAME##_row_##N(p, n, s, idx0, aux, res);                     \
+            return;                                                         \
+        }                                                                   \
+        const T *q = (const T *)p;                                          \
+        T r;                                                                \
+        int nan;                                                            \
+        NAME##_vext_##N(q, n, &r, &nan);                                    \
+        const int64_t i = vfind_##N(q, n, r, nan);                          \
+        PUT(res, q[i]);                                                     \
+        res->idx = idx0 + i;                                                \
+    }
+
+#define DEF_VEXT_ALL(N, T, IT, PUT)                                         \
+    DEF_VEXT(max, >, N, T, IT)                                              \
+    DEF_VEXT(min, <, N, T, IT)                                              \
+    DEF_VFIND(N, T)                                                         \
+    DEF_VROWS(max, argmax, N, T, PUT)                                       \
+    DEF_VROWS(min, argmin, N, T, PUT)
+
+DEF_VEXT_ALL(u8, uint8_t, int8_t, PUT_U)
+DEF_VEXT_ALL(i8, int8_t, int8_t, PUT_S)
+DEF_VEXT_ALL(i16, int16_t, int16_t, PUT_S)
+DEF_VEXT_ALL(u16, uint16_t, int16_t, PUT_U)
+DEF_VEXT_ALL(i32, int32_t, int32_t, PUT_S)
+DEF_VEXT_ALL(u32, uint32_t, int32_t, PUT_U)
+DEF_VEXT_ALL(i64, int64_t, int64_t, PUT_S)
+DEF_VEXT_ALL(u64, uint64_t, int64_t, PUT_U)
+DEF_VEXT_ALL(f32, float, int32_t, PUT_F)
+DEF_VEXT_ALL(f64, double, int64_t, PUT_F)
+
+/* bool and the half types keep the generic rows (their loads convert). */
+#define max_frow_b max_row_b
+#define min_frow_b min_row_b
+#define max_frow_f16 max_row_f16
+#define min_frow_f16 min_row_f16
+#define max_frow_bf16 max_row_bf16
+#define min_frow_bf16 min_row_bf16
+#define argmax_frow_b argmax_row_b
+#define argmin_frow_b argmin_row_b
+#define argmax_frow_f16 argmax_row_f16
+#define argmin_frow_f16 argmin_row_f16
+#define argmax_frow_bf16 argmax_row_bf16
+#define argmin_frow_bf16 argmin_row_bf16
+
+/* Cols kernels of max/min over contiguous columns: eight rows fold into
+ * the tile's accumulators per pass (a tree of the same compare-and-blend,
+ * NaN-propagating at every step), so the accumulators are read and written
+ * once per eight rows, as the float32 cols sum does. */
+#define MMX(CMP, a, b) ((((b) CMP (a)) | ((b) != (b))) ? (b) : (a))
+#define VMMX(CMP, a, b, c)                                                  \
+    ((c) = ((b)CMP(a)) | ((b) != (b)),                                      \
+     (vt)(((vi)(b) & (c)) | ((vi)(a) & ~(c))))
+#define DEF_VCOLS(NAME, CMP, N, T, IT)                                      \
+    static TL_ALWAYS_INLINE void NAME##_cols8_##N##_body(                    \
+        T *m, const T *q0, const T *q1, const T *q2, const T *q3,           \
+        const T *q4, const T *q5, const T *q6, const T *q7, int64_t n)      \
+    {                                                                       \
+        typedef T vt __attribute__((vector_size(VBYTES)));                  \
+        typedef IT vi __attribute__((vector_size(VBYTES)));                 \
+        enum { L = VBYTES / sizeof(T) };                                    \
+        int64_t j = 0;                                                      \
+        for (; j + L <= n; j += L) {                                        \
+            vt x0, x1, x2, x3, x4, x5, x6, x7, acc;                         \
+            vi c;                                                           \
+            memcpy(&x0, q0 + j, VBYTES);                                    \
+            memcpy(&x1, q1 + j, VBYTES);                                    \
+            memcpy(&x2, q2 + j, VBYTES);                                    \
+            memcpy(&x3, q3 + j, VBYTES);                                    \
+            memcpy(&x4, q4 + j, VBYTES);                                    \
+            memcpy(&x5, q5 + j, VBYTES);                                    \
+            memcpy(&x6, q6 + j, VBYTES);                                    \
+            memcpy(&x7, q7 + j, VBYTES);                                    \
+            memcpy(&acc, m + j, VBYTES);                                    \
+            x0 = VMMX(CMP, x0, x1, c);                                      \
+            x2 = VMMX(CMP, x2, x3, c);                                      \
+            x4 = VMMX(CMP, x4, x5, c);                                      \
+            x6 = VMMX(CMP, x6, x7, c);                                      \
+            x0 = VMMX(CMP, x0, x2, c);                                      \
+            x4 = VMMX(CMP, x4, x6, c);                                      \
+            x0 = VMMX(CMP, x0, x4, c);                                      \
+            acc = VMMX(CMP, acc, x0, c);                                    \
+            memcpy(m + j, &acc, VBYTES);                                    \
+        }                                                                   \
+        for (; j < n; j++) {                                                \
+            const T a = MMX(CMP, q0[j], q1[j]), b = MMX(CMP, q2[j], q3[j]); \
+            const T c = MMX(CMP, q4[j], q5[j]), d = MMX(CMP, q6[j], q7[j]); \
+            const T e = MMX(CMP, a, b), f = MMX(CMP, c, d);                 \
+            m[j] = MMX(CMP, m[j], MMX(CMP, e, f));                          \
+        }                                                                   \
+    }                                                                       \
+    DISPATCHED(NAME##_cols8_##N,                                            \
+               (T *m, const T *q0, const T *q1, const T *q2, const T *q3,   \
+                const T *q4, const T *q5, const T *q6, const T *q7,         \
+                int64_t n),                                                 \
+               (m, q0, q1, q2, q3, q4, q5, q6, q7, n))                      \
+    static void NAME##_fcols_##N(const char *base, int64_t n, int64_t cs,    \
+                                 const tl_rspace *rs, int64_t rb,            \
+                                 int64_t re, const tl_racc *aux,             \
+                                 tl_racc *res)                               \
+    {                                                                       \
+        if (cs != (int64_t)sizeof(T) || re - rb < 8) {                      \
+            NAME##_cols_##N(base, n, cs, rs, rb, re, aux, res);             \
+            return;                                                         \
+        }                                                                   \
+        T m[TILE];                                                          \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        memcpy(m, base + off, (size_t)n * sizeof(T));                       \
+        int64_t r = rb;                                                     \
+        for (; re - r >= 8; r += 8) {                                       \
+            const T *q[8];                                                  \
+            for (int k = 0; k < 8; k++) {                                   \
+                q[k] = (const T *)(base + off);                             \
+                off = tl_rspace_next(rs, idx, off);                         \
+            }                                                               \
+            NAME##_cols8_##N(m, q[0], q[1], q[2], q[3], q[4], q[5], q[6],   \
+                             q[7], n);                                      \
+        }                                                                   \
+        for (; r < re; r++) {                                               \
+            const T *q = (const T *)(base + off);                           \
+            for (int64_t j = 0; j < n; j++) {                               \
+                m[j] = MMX(CMP, m[j], q[j]);                                \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            PUT##N(&res[j], m[j]);                                          \
+        }                                                                   \
+    }
+
+#define PUTu8 PUT_U
+#define PUTi8 PUT_S
+#define PUTi16 PUT_S
+#define PUTu16 PUT_U
+#define PUTi32 PUT_S
+#define PUTu32 PUT_U
+#define PUTi64 PUT_S
+#define PUTu64 PUT_U
+#define PUTf32 PUT_F
+#define PUTf64 PUT_F
+#define DEF_VCOLS_BOTH(N, T, IT)                                            \
+    DEF_VCOLS(max, >, N, T, IT)                                             \
+    DEF_VCOLS(min, <, N, T, IT)
+DEF_VCOLS_BOTH(u8, uint8_t, int8_t)
+DEF_VCOLS_BOTH(i8, int8_t, int8_t)
+DEF_VCOLS_BOTH(i16, int16_t, int16_t)
+DEF_VCOLS_BOTH(u16, uint16_t, int16_t)
+DEF_VCOLS_BOTH(i32, int32_t, int32_t)
+DEF_VCOLS_BOTH(u32, uint32_t, int32_t)
+DEF_VCOLS_BOTH(i64, int64_t, int64_t)
+DEF_VCOLS_BOTH(u64, uint64_t, int64_t)
+DEF_VCOLS_BOTH(f32, float, int32_t)
+DEF_VCOLS_BOTH(f64, double, int64_t)
+#define max_fcols_b max_cols_b
+#define min_fcols_b min_cols_b
+#define max_fcols_f16 max_cols_f16
+#define min_fcols_f16 min_cols_f16
+#define max_fcols_bf16 max_cols_bf16
+#define min_fcols_bf16 min_cols_bf16
+/* argmax/argmin keep their cols kernels (they track indices). */
+#define argmax_fcols_b argmax_cols_b
+#define argmin_fcols_b argmin_cols_b
+#define argmax_fcols_u8 argmax_cols_u8
+#define argmin_fcols_u8 argmin_cols_u8
+#define argmax_fcols_i8 argmax_cols_i8
+#define argmin_fcols_i8 argmin_cols_i8
+#define argmax_fcols_i16 argmax_cols_i16
+#define argmin_fcols_i16 argmin_cols_i16
+#define argmax_fcols_u16 argmax_cols_u16
+#define argmin_fcols_u16 argmin_cols_u16
+#define argmax_fcols_i32 argmax_cols_i32
+#define argmin_fcols_i32 argmin_cols_i32
+#define argmax_fcols_u32 argmax_cols_u32
+#define argmin_fcols_u32 argmin_cols_u32
+#define argmax_fcols_i64 argmax_cols_i64
+#define argmin_fcols_i64 argmin_cols_i64
+#define argmax_fcols_u64 argmax_cols_u64
+#define argmin_fcols_u64 argmin_cols_u64
+#define argmax_fcols_f16 argmax_cols_f16
+#define argmin_fcols_f16 argmin_cols_f16
+#define argmax_fcols_bf16 argmax_cols_bf16
+#define argmin_fcols_bf16 argmin_cols_bf16
+#define argmax_fcols_f32 argmax_cols_f32
+#define argmin_fcols_f32 argmin_cols_f32
+#define argmax_fcols_f64 argmax_cols_f64
+#define argmin_fcols_f64 argmin_cols_f64
 
 /* ---- any / all ----------------------------------------------------------- */
 
@@ -1305,8 +1616,8 @@ static const tl_rkernel prod_k[TL_DTYPE_COUNT] = {
 /* Value-keeping families (max, min, argmax, argmin): the final dtype by
  * the record's slot. */
 #define VK(NAME, N, DN, FDT, FIN)                                           \
-    [TL_DTYPE_##DN] = K(FDT, false, NAME##_comb_##N, NAME##_row_##N,        \
-                        NAME##_cols_##N, FIN)
+    [TL_DTYPE_##DN] = K(FDT, false, NAME##_comb_##N, NAME##_frow_##N,       \
+                        NAME##_fcols_##N, FIN)
 #define VALUE_TABLE(NAME)                                                   \
     static const tl_rkernel NAME##_k[TL_DTYPE_COUNT] = {                    \
         VK(NAME, b, BOOL, TL_DTYPE_INT64, fin_s),                           \
