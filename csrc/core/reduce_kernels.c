@@ -811,6 +811,94 @@ DEF_FPROD(bf16, uint16_t, LDBF)
 DEF_FPROD(f32, float, LDID)
 DEF_FPROD(f64, double, LDID)
 
+/* Contiguous float32 / float64 products: 16 float64 lanes (four 4-wide
+ * vectors) instead of one serial chain; the lanes multiply together
+ * at the end.  The order of the products differs from a serial loop only
+ * in the rounding of float64 partials (and can avoid an intermediate
+ * overflow the serial order would hit; the result of any order is a valid
+ * product). */
+static TL_ALWAYS_INLINE void prod_lanes_f32_body(const float *q, int64_t n,
+                                                 double *out)
+{
+    typedef float v4f __attribute__((vector_size(16)));
+    typedef double v4d __attribute__((vector_size(32)));
+    v4d a0 = {1, 1, 1, 1}, a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4f x0, x1, x2, x3;
+        PREFETCH_AHEAD(q + i);
+        memcpy(&x0, q + i, sizeof x0);
+        memcpy(&x1, q + i + 4, sizeof x1);
+        memcpy(&x2, q + i + 8, sizeof x2);
+        memcpy(&x3, q + i + 12, sizeof x3);
+        a0 *= __builtin_convertvector(x0, v4d);
+        a1 *= __builtin_convertvector(x1, v4d);
+        a2 *= __builtin_convertvector(x2, v4d);
+        a3 *= __builtin_convertvector(x3, v4d);
+    }
+    a0 = (a0 * a1) * (a2 * a3);
+    double r = (a0[0] * a0[1]) * (a0[2] * a0[3]);
+    for (; i < n; i++) {
+        r *= (double)q[i];
+    }
+    *out = r;
+}
+
+DISPATCHED(prod_lanes_f32, (const float *q, int64_t n, double *out),
+           (q, n, out))
+
+static TL_ALWAYS_INLINE void prod_lanes_f64_body(const double *q, int64_t n,
+                                                 double *out)
+{
+    typedef double v4d __attribute__((vector_size(32)));
+    v4d a0 = {1, 1, 1, 1}, a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4d x0, x1, x2, x3;
+        PREFETCH_AHEAD(q + i);
+        PREFETCH_AHEAD(q + i + 8);
+        memcpy(&x0, q + i, sizeof x0);
+        memcpy(&x1, q + i + 4, sizeof x1);
+        memcpy(&x2, q + i + 8, sizeof x2);
+        memcpy(&x3, q + i + 12, sizeof x3);
+        a0 *= x0;
+        a1 *= x1;
+        a2 *= x2;
+        a3 *= x3;
+    }
+    a0 = (a0 * a1) * (a2 * a3);
+    double r = (a0[0] * a0[1]) * (a0[2] * a0[3]);
+    for (; i < n; i++) {
+        r *= q[i];
+    }
+    *out = r;
+}
+
+DISPATCHED(prod_lanes_f64, (const double *q, int64_t n, double *out),
+           (q, n, out))
+
+static void prod_frow_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
+                          const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(float)) {
+        prod_row_f32(p, n, s, idx0, aux, res);
+        return;
+    }
+    prod_lanes_f32((const float *)p, n, &res->v.d[0]);
+}
+
+static void prod_frow_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
+                          const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(double)) {
+        prod_row_f64(p, n, s, idx0, aux, res);
+        return;
+    }
+    prod_lanes_f64((const double *)p, n, &res->v.d[0]);
+}
+#define prod_frow_f16 prod_row_f16
+#define prod_frow_bf16 prod_row_bf16
+
 /* Complex products in complex128, in order (C's complex multiplication,
  * Annex G infinities included). */
 #define DEF_CPROD(N, RT)                                                    \
@@ -1070,8 +1158,9 @@ DEF_ARG_F(f64, double, LDID)
  * and a fifth ORs a NaN mask (x != x), one check per run instead of a
  * branch per element.  Only when the mask is set does a second scan find
  * the first NaN, which is the result as before (max/min propagate NaN).
- * argmax/argmin take the extreme value from that pass and then find the
- * first index holding it (or the first NaN), scanning blocks of 64 with a
+ * argmax/argmin take the extreme value from that pass (per block of
+ * ARG_BLOCK) and then find the first index holding it (or the first NaN)
+ * in the first block holding it, scanning groups of 64 with a
  * vectorisable equality OR: the same index the one-pass rule "strictly
  * better replaces, ties keep the first" gives, since x == r also holds for
  * a zero of the other sign.  The lane order does not change a value: max
@@ -1162,7 +1251,11 @@ DEF_ARG_F(f64, double, LDID)
 
 /* Row kernels: contiguous runs through the vector pass, the rest through
  * the generic kernels above. */
-#define DEF_VROWS(NAME, ARGNAME, N, T, PUT)                                 \
+/* argmax/argmin: the vector pass runs over blocks of ARG_BLOCK elements,
+ * keeping the first block that holds the extreme value (a strictly better
+ * block replaces it), so the index search scans one block only. */
+#define ARG_BLOCK 1024
+#define DEF_VROWS(NAME, CMP, ARGNAME, N, T, PUT)                                 \
     static void NAME##_frow_##N(const char *p, int64_t n, int64_t s,         \
                                 int64_t idx0, const tl_racc *aux,            \
                                 tl_racc *res)                                \
@@ -1189,10 +1282,26 @@ DEF_ARG_F(f64, double, LDID)
             return;                                                         \
         }                                                                   \
         const T *q = (const T *)p;                                          \
-        T r;                                                                \
-        int nan;                                                            \
-        NAME##_vext_##N(q, n, &r, &nan);                                    \
-        const int64_t i = vfind_##N(q, n, r, nan);                          \
+        T best = q[0];                                                      \
+        int64_t bb = 0, i = -1;                                             \
+        for (int64_t b = 0; b < n; b += ARG_BLOCK) {                        \
+            const int64_t m = n - b < ARG_BLOCK ? n - b : ARG_BLOCK;        \
+            T r;                                                            \
+            int nan;                                                        \
+            NAME##_vext_##N(q + b, m, &r, &nan);                            \
+            if (nan) {                                                      \
+                i = b + vfind_##N(q + b, m, r, 1);                          \
+                break;                                                      \
+            }                                                               \
+            if (r CMP best) {                                               \
+                best = r;                                                   \
+                bb = b;                                                     \
+            }                                                               \
+        }                                                                   \
+        if (i < 0) {                                                        \
+            const int64_t m = n - bb < ARG_BLOCK ? n - bb : ARG_BLOCK;      \
+            i = bb + vfind_##N(q + bb, m, best, 0);                         \
+        }                                                                   \
         PUT(res, q[i]);                                                     \
         res->idx = idx0 + i;                                                \
     }
@@ -1201,8 +1310,8 @@ DEF_ARG_F(f64, double, LDID)
     DEF_VEXT(max, >, N, T, IT)                                              \
     DEF_VEXT(min, <, N, T, IT)                                              \
     DEF_VFIND(N, T)                                                         \
-    DEF_VROWS(max, argmax, N, T, PUT)                                       \
-    DEF_VROWS(min, argmin, N, T, PUT)
+    DEF_VROWS(max, >, argmax, N, T, PUT)                                    \
+    DEF_VROWS(min, <, argmin, N, T, PUT)
 
 DEF_VEXT_ALL(u8, uint8_t, int8_t, PUT_U)
 DEF_VEXT_ALL(i8, int8_t, int8_t, PUT_S)
@@ -1519,6 +1628,152 @@ DEF_VAR_REAL(bf16, uint16_t, LDBF)
 DEF_VAR_REAL(f32, float, LDID)
 DEF_VAR_REAL(f64, double, LDID)
 
+/* Contiguous float32 rows of var's second pass: a float32 value minus the
+ * mean and its square are computed in float64, where the sum of squares of
+ * float32-sized deviations needs no compensation for a float32 result
+ * (relative error about n * 2^-53 against the result's 2^-24), so 16 plain
+ * float64 lanes (four 4-wide vectors) run at memory speed. */
+static TL_ALWAYS_INLINE void var_lanes_f32_body(const float *q, int64_t n,
+                                                double m, double out[2])
+{
+    typedef float v4f __attribute__((vector_size(16)));
+    typedef double v4d __attribute__((vector_size(32)));
+    v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+    v4d c0 = s0, c1 = s0, c2 = s0, c3 = s0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4f x0, x1, x2, x3;
+        PREFETCH_AHEAD(q + i);
+        memcpy(&x0, q + i, sizeof x0);
+        memcpy(&x1, q + i + 4, sizeof x1);
+        memcpy(&x2, q + i + 8, sizeof x2);
+        memcpy(&x3, q + i + 12, sizeof x3);
+        const v4d d0 = __builtin_convertvector(x0, v4d) - m;
+        const v4d d1 = __builtin_convertvector(x1, v4d) - m;
+        const v4d d2 = __builtin_convertvector(x2, v4d) - m;
+        const v4d d3 = __builtin_convertvector(x3, v4d) - m;
+        c0 += d0;
+        c1 += d1;
+        c2 += d2;
+        c3 += d3;
+        s0 += d0 * d0;
+        s1 += d1 * d1;
+        s2 += d2 * d2;
+        s3 += d3 * d3;
+    }
+    s0 = (s0 + s1) + (s2 + s3);
+    c0 = (c0 + c1) + (c2 + c3);
+    double ss = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+    double c = (c0[0] + c0[1]) + (c0[2] + c0[3]);
+    for (; i < n; i++) {
+        const double d = (double)q[i] - m;
+        c += d;
+        ss += d * d;
+    }
+    out[0] = ss;
+    out[1] = c;
+}
+
+DISPATCHED(var_lanes_f32, (const float *q, int64_t n, double m,
+                           double out[2]),
+           (q, n, m, out))
+
+static void var_frow_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
+                         const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(float)) {
+        var_row_f32(p, n, s, idx0, aux, res);
+        return;
+    }
+    double o[2];
+    var_lanes_f32((const float *)p, n, aux->v.d[0], o);
+    res->v.d[0] = o[0];
+    res->v.d[3] = 0;
+    res->v.d[1] = o[1];
+    res->v.d[2] = 0;
+}
+#define var_frow_f16 var_row_f16
+#define var_frow_bf16 var_row_bf16
+#define var_frow_f64 var_row_f64
+#define var_frow_c64 var_row_c64
+#define var_frow_c128 var_row_c128
+
+/* Four rows of var_fcols_f32: the accumulators are read and written once
+ * per four rows. */
+static TL_ALWAYS_INLINE void var_cols4_f32_body(double *restrict ss,
+                                                double *restrict c,
+                                                const double *restrict m,
+                                                const float *restrict q0,
+                                                const float *restrict q1,
+                                                const float *restrict q2,
+                                                const float *restrict q3,
+                                                int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        const double d0 = (double)q0[j] - m[j], d1 = (double)q1[j] - m[j];
+        const double d2 = (double)q2[j] - m[j], d3 = (double)q3[j] - m[j];
+        c[j] += (d0 + d1) + (d2 + d3);
+        ss[j] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
+    }
+}
+
+DISPATCHED(var_cols4_f32,
+           (double *restrict ss, double *restrict c,
+            const double *restrict m, const float *restrict q0,
+            const float *restrict q1, const float *restrict q2,
+            const float *restrict q3, int64_t n),
+           (ss, c, m, q0, q1, q2, q3, n))
+
+/* float32 cols of var's second pass over contiguous columns: plain float64
+ * accumulation per column (see var_lanes_f32), a loop over the tile that
+ * vectorises. */
+static void var_fcols_f32(const char *base, int64_t n, int64_t cs,
+                          const tl_rspace *rs, int64_t rb, int64_t re,
+                          const tl_racc *aux, tl_racc *res)
+{
+    double ss[TILE], c[TILE], m[TILE];
+    int64_t idx[TL_MAX_DIMS];
+    if (cs != (int64_t)sizeof(float)) {
+        var_cols_f32(base, n, cs, rs, rb, re, aux, res);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        ss[j] = 0;
+        c[j] = 0;
+        m[j] = aux[j].v.d[0];
+    }
+    int64_t off = tl_rspace_seek(rs, rb, idx);
+    int64_t r = rb;
+    for (; re - r >= 4; r += 4) {
+        const float *q[4];
+        for (int k = 0; k < 4; k++) {
+            q[k] = (const float *)(base + off);
+            off = tl_rspace_next(rs, idx, off);
+        }
+        var_cols4_f32(ss, c, m, q[0], q[1], q[2], q[3], n);
+    }
+    for (; r < re; r++) {
+        const float *q = (const float *)(base + off);
+        for (int64_t j = 0; j < n; j++) {
+            const double d = (double)q[j] - m[j];
+            c[j] += d;
+            ss[j] += d * d;
+        }
+        off = tl_rspace_next(rs, idx, off);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        res[j].v.d[0] = ss[j];
+        res[j].v.d[3] = 0;
+        res[j].v.d[1] = c[j];
+        res[j].v.d[2] = 0;
+    }
+}
+#define var_fcols_f16 var_cols_f16
+#define var_fcols_bf16 var_cols_bf16
+#define var_fcols_f64 var_cols_f64
+#define var_fcols_c64 var_cols_c64
+#define var_fcols_c128 var_cols_c128
+
 #define DEF_VAR_CPX(N, RT)                                                  \
     static void var_row_##N(const char *p, int64_t n, int64_t s,             \
                             int64_t idx0, const tl_racc *aux, tl_racc *res)  \
@@ -1600,7 +1855,7 @@ static const tl_rkernel sum_k[TL_DTYPE_COUNT] = {
     [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, false, comb_u_mul, prod_row_##N,    \
                         prod_cols_##N, fin_u)
 #define PROD_F(N, DN)                                                       \
-    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, false, comb_d_mul, prod_row_##N,  \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, false, comb_d_mul, prod_frow_##N, \
                         prod_cols_##N, fin_d)
 #define PROD_C(N, DN)                                                       \
     [TL_DTYPE_##DN] = K(TL_DTYPE_COMPLEX128, false, comb_c_mul,             \
@@ -1659,8 +1914,8 @@ ANYALL_TABLE(any, comb_u_or)
 ANYALL_TABLE(all, comb_u_and)
 
 #define VAR(N, DN)                                                          \
-    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_var, var_row_##N,      \
-                        var_cols_##N, fin_var)
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_var, var_frow_##N,     \
+                        var_fcols_##N, fin_var)
 static const tl_rkernel var_k[TL_DTYPE_COUNT] = {
     VAR(f16, FLOAT16), VAR(bf16, BFLOAT16), VAR(f32, FLOAT32),
     VAR(f64, FLOAT64), VAR(c64, COMPLEX64), VAR(c128, COMPLEX128),
