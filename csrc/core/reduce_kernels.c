@@ -27,9 +27,9 @@ TL_KERNEL_OPTIMIZE
  *   error is about one ulp whatever its length; partials of runs and
  *   chunks combine as compensated pairs too.
  * - Cols (outer reductions, e.g. dim 0 of a C-contiguous matrix):
- *   float32 adds blocks of 8 rows in float32 (a tree: at most 3 roundings,
- *   each relative to a partial of at most 8 elements) and accumulates the
- *   blocks in float64; float16/bfloat16/float64 (and complex) sum rows
+ *   float32 adds blocks of 8 rows as a tree in float64 (each float32
+ *   converts exactly; float32 partials lost digits to cancellation on
+ *   wide-ranged data) and accumulates the blocks in float64; float16/bfloat16/float64 (and complex) sum rows
  *   pairwise in float64 (blocks of SUM_LEAF rows in order, blocks combined
  *   as a binary tree).  Both beat NumPy's row-by-row accumulation of an
  *   outer axis in the input dtype (and PyTorch's float32 one).
@@ -534,9 +534,8 @@ DEF_FCOLS(bf16, uint16_t, LDBF)
 DEF_FCOLS(f32g, float, LDID)
 DEF_FCOLS(f64, double, LDID)
 
-/* float32 cols, contiguous columns: blocks of 8 rows add in float32 (a
- * tree of 3 roundings, on partials of 8 elements), and the blocks
- * accumulate in float64.  8 row loads and one float64 update per element
+/* float32 cols, contiguous columns: blocks of 8 rows add in float64 (a
+ * tree), and the blocks accumulate in float64.  8 row loads and one float64 update per element
  * and block: this runs at memory speed (Note [Summation accuracy]).  The
  * arrays are restrict so the loop vectorises without alias checks. */
 static TL_ALWAYS_INLINE void cols8_f32_body(double *restrict acc,
@@ -547,9 +546,11 @@ static TL_ALWAYS_INLINE void cols8_f32_body(double *restrict acc,
                       const float *restrict q7, int64_t n)
 {
     for (int64_t j = 0; j < n; j++) {
-        const float s = ((q0[j] + q1[j]) + (q2[j] + q3[j])) +
-                        ((q4[j] + q5[j]) + (q6[j] + q7[j]));
-        acc[j] += (double)s;
+        const double s = (((double)q0[j] + (double)q1[j]) +
+                          ((double)q2[j] + (double)q3[j])) +
+                         (((double)q4[j] + (double)q5[j]) +
+                          ((double)q6[j] + (double)q7[j]));
+        acc[j] += s;
     }
 }
 
