@@ -797,8 +797,15 @@ DEF_IPROD(u64, uint64_t, U64U)
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         for (int64_t r = rb; r < re; r++) {                                 \
             const char *p = base + off;                                     \
-            for (int64_t j = 0; j < n; j++) {                               \
-                acc[j] *= (double)LD(*(const T *)(p + j * cs));             \
+            if (cs == (int64_t)sizeof(T)) {                                 \
+                const T *q = (const T *)p;                                  \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] *= (double)LD(q[j]);                             \
+                }                                                           \
+            } else {                                                        \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] *= (double)LD(*(const T *)(p + j * cs));         \
+                }                                                           \
             }                                                               \
             off = tl_rspace_next(rs, idx, off);                             \
         }                                                                   \
