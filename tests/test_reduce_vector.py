@@ -221,3 +221,84 @@ def test_thread_count_independent():
         assert res[0] == res[1] == res[2]
     finally:
         tl.set_num_threads(old)
+
+
+# ---- nansum / nanmean (one C pass, TL_RF_NANSUM) ---------------------------
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("shape,dim", [((1000,), None), ((37, 70), 1),
+                                       ((37, 70), 0), ((5, 6, 7), (0, 2)),
+                                       ((600, 3), 0), ((0, 4), 1)])
+def test_nansum_nanmean_values(dt, shape, dim):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype(dt)
+    a[rng.random(shape) < 0.2] = np.nan
+    if a.ndim == 2 and a.shape[0] > 3:
+        a[3, :] = np.nan  # a row entirely NaN
+    x = t(a)
+    ax = dim
+    a64 = a.astype(np.float64)
+    rtol = 1e-2 if dt == np.float16 else 1e-5
+    with np.errstate(invalid="ignore", divide="ignore"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want_sum = np.nansum(a64, axis=ax)
+            want_mean = np.nanmean(a64, axis=ax)
+    np.testing.assert_allclose(tl.nansum(x, dim=dim).numpy().astype(
+        np.float64), want_sum, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(tl.nanmean(x, dim=dim).numpy().astype(
+        np.float64), want_mean, rtol=rtol, atol=rtol)
+    assert tl.nansum(x, dim=dim).dtype == x.dtype
+    got = x.nanmean(dim=dim, keepdim=True)
+    assert got.ndim == (x.ndim if dim is not None else x.ndim)
+
+
+def test_nansum_nanmean_rules(torch):
+    a = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]], np.float32)
+    x, ta = t(a), torch.from_numpy(a)
+    for f in ("nansum", "nanmean"):
+        for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True},
+                   {"dtype": tl.float64}):
+            tkw = dict(kw)
+            if "dtype" in tkw:
+                tkw["dtype"] = torch.float64
+            want = getattr(torch, f)(ta, **tkw)
+            got = getattr(tl, f)(x, **kw)
+            assert str(got.dtype).split(".")[-1] == \
+                str(want.dtype).split(".")[-1]
+            np.testing.assert_allclose(got.numpy(), want.numpy(),
+                                       equal_nan=True)
+    i = np.array([[1, 2], [3, 4]], np.int32)
+    assert tl.nansum(t(i)).dtype == tl.int64
+    assert int(tl.nansum(t(i)).item()) == int(torch.nansum(
+        torch.from_numpy(i)))
+    with pytest.raises(TypeError):
+        tl.nanmean(t(i))
+    with pytest.raises(TypeError):
+        tl.nansum(t(np.ones(3, np.complex64)))
+    out = tl.empty(2)
+    r = tl.nansum(x, dim=1, out=out)
+    assert r.data_ptr() == out.data_ptr()
+    np.testing.assert_array_equal(out.numpy(), [4.0, 0.0])
+    # infinities are values, NaN skipped
+    b = np.array([np.inf, np.nan, 1.0], np.float64)
+    assert float(tl.nansum(t(b)).item()) == np.inf
+    assert np.isnan(float(tl.nansum(t(np.array([np.inf, -np.inf]))).item()))
+    # whole-tensor nanmean of an empty tensor: NaN; nansum: 0
+    e = t(np.zeros(0, np.float32))
+    assert np.isnan(float(tl.nanmean(e).item()))
+    assert float(tl.nansum(e).item()) == 0.0
+
+
+def test_nansum_long_accuracy():
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(300001).astype(np.float32)
+    a[::7] = np.nan
+    ref = np.nansum(a.astype(np.float64))
+    got = float(tl.nansum(t(a)).item())
+    assert abs(got - ref) <= max(abs(float(np.nansum(a)) - ref),
+                                 float(np.spacing(np.float32(abs(ref)))))
+    cnt = np.count_nonzero(~np.isnan(a))
+    assert float(tl.nanmean(t(a)).item()) == pytest.approx(ref / cnt,
+                                                           rel=1e-6)

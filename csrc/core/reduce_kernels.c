@@ -1833,6 +1833,107 @@ static void var_fcols_f32(const char *base, int64_t n, int64_t cs,
 DEF_VAR_CPX(c64, float)
 DEF_VAR_CPX(c128, double)
 
+
+/* ---- nansum / nanmean ---------------------------------------------------- */
+
+/* NaN-skipping sums of the real float types.  Records: the sum in d[0] +
+ * d[1] (a compensated pair for float64, d[1] = 0 otherwise, as the sum
+ * family keeps them) and in u[2] the count of non-NaN elements, nanmean's
+ * divisor.  A NaN adds 0 and is not counted (a select, no branch: the
+ * lane loops vectorise); infinities are values. */
+#define NAN_ADD_PLAIN(h, l, x) ((h) += (x))
+#define NAN_ADD_COMP(h, l, x) dd_acc(&(h), &(l), (x))
+#define DEF_NANSUM(N, T, LD, ADD)                                           \
+    static void nansum_row_##N(const char *p, int64_t n, int64_t s,          \
+                               int64_t idx0, const tl_racc *aux,             \
+                               tl_racc *res)                                 \
+    {                                                                       \
+        double h[8] = {0}, l[8] = {0};                                      \
+        uint64_t c[8] = {0};                                                \
+        int64_t i = 0;                                                      \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            const T *q = (const T *)p;                                      \
+            for (; i + 8 <= n; i += 8) {                                    \
+                for (int k = 0; k < 8; k++) {                               \
+                    const double x = (double)LD(q[i + k]);                  \
+                    const int ok = x == x;                                  \
+                    ADD(h[k], l[k], ok ? x : 0.0);                          \
+                    c[k] += (uint64_t)ok;                                   \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            const double x = (double)LD(*(const T *)(p + i * s));           \
+            const int ok = x == x;                                          \
+            ADD(h[i & 7], l[i & 7], ok ? x : 0.0);                          \
+            c[i & 7] += (uint64_t)ok;                                       \
+        }                                                                   \
+        double eh = 0, el = 0;                                              \
+        uint64_t cnt = 0;                                                   \
+        for (int k = 0; k < 8; k++) {                                       \
+            dd_add(&eh, &el, h[k], isfinite(h[k]) ? l[k] : 0);              \
+            cnt += c[k];                                                    \
+        }                                                                   \
+        res->v.d[0] = eh;                                                   \
+        res->v.d[1] = el;                                                   \
+        res->v.u[2] = cnt;                                                  \
+    }                                                                       \
+    static void nansum_cols_##N(const char *base, int64_t n, int64_t cs,     \
+                                const tl_rspace *rs, int64_t rb, int64_t re, \
+                                const tl_racc *aux, tl_racc *res)            \
+    {                                                                       \
+        double h[TILE], l[TILE];                                            \
+        uint64_t c[TILE];                                                   \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            h[j] = 0;                                                       \
+            l[j] = 0;                                                       \
+            c[j] = 0;                                                       \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                const double x = (double)LD(*(const T *)(p + j * cs));      \
+                const int ok = x == x;                                      \
+                ADD(h[j], l[j], ok ? x : 0.0);                              \
+                c[j] += (uint64_t)ok;                                       \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.d[0] = h[j];                                           \
+            res[j].v.d[1] = isfinite(h[j]) ? l[j] : 0;                      \
+            res[j].v.u[2] = c[j];                                           \
+        }                                                                   \
+    }
+
+DEF_NANSUM(f16, uint16_t, LDH, NAN_ADD_PLAIN)
+DEF_NANSUM(bf16, uint16_t, LDBF, NAN_ADD_PLAIN)
+DEF_NANSUM(f32, float, LDID, NAN_ADD_PLAIN)
+DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP)
+
+static void comb_nansum(tl_racc *a, const tl_racc *b)
+{
+    dd_add(&a->v.d[0], &a->v.d[1], b->v.d[0], b->v.d[1]);
+    a->v.u[2] += b->v.u[2];
+}
+
+/* nansum: the sum; nanmean: the sum over the non-NaN count (NaN when every
+ * element is NaN, as PyTorch). */
+static void fin_nansum(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    double v;
+    if (!f->mean) {
+        v = dd_value(a->v.d[0], a->v.d[1]);
+    } else if (a->v.u[2] == 0) {
+        v = NAN;
+    } else {
+        v = dd_mean(a->v.d[0], a->v.d[1], (int64_t)a->v.u[2]);
+    }
+    *(double *)dst = v;
+}
+
 /* ---- tables -------------------------------------------------------------- */
 
 #define K(FIN_DT, PAIR, COMB, ROW, COLS, FIN)                               \
@@ -1929,6 +2030,14 @@ static const tl_rkernel var_k[TL_DTYPE_COUNT] = {
     VAR(f64, FLOAT64), VAR(c64, COMPLEX64), VAR(c128, COMPLEX128),
 };
 
+#define NANSUM(N, DN)                                                       \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_nansum, nansum_row_##N, \
+                        nansum_cols_##N, fin_nansum)
+static const tl_rkernel nansum_k[TL_DTYPE_COUNT] = {
+    NANSUM(f16, FLOAT16), NANSUM(bf16, BFLOAT16), NANSUM(f32, FLOAT32),
+    NANSUM(f64, FLOAT64),
+};
+
 const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)
 {
     static const tl_rkernel *const tables[TL_RF_COUNT] = {
@@ -1936,7 +2045,7 @@ const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)
         [TL_RF_MAX] = max_k,       [TL_RF_MIN] = min_k,
         [TL_RF_ARGMAX] = argmax_k, [TL_RF_ARGMIN] = argmin_k,
         [TL_RF_ANY] = any_k,       [TL_RF_ALL] = all_k,
-        [TL_RF_VAR] = var_k,
+        [TL_RF_VAR] = var_k,       [TL_RF_NANSUM] = nansum_k,
     };
     if (fam < 0 || fam >= TL_RF_COUNT || !tl_dtype_valid(dt)) {
         return NULL;
