@@ -302,3 +302,41 @@ def test_nansum_long_accuracy():
     cnt = np.count_nonzero(~np.isnan(a))
     assert float(tl.nanmean(t(a)).item()) == pytest.approx(ref / cnt,
                                                            rel=1e-6)
+
+
+def test_reduce_vector_leak_loop():
+    """The new kernels and nansum/nanmean (incl. their error paths) keep
+    allocator stats and refcounts flat."""
+    import gc
+    import sys
+    rng = np.random.default_rng(5)
+    a = t(rng.standard_normal((64, 130)).astype(np.float32))
+    i = t(rng.integers(-9, 9, 3000).astype(np.int32))
+    z = t(np.ones(4, np.complex64))
+    out = tl.empty(64)
+
+    def one_round():
+        tl.amax(a), tl.amin(a, dim=0), a.argmax(), a.argmin(dim=1)
+        a.prod(dim=1), a.var(dim=0), a.std(), tl.amax(i), i.argmin()
+        tl.nansum(a, dim=1, out=out), tl.nanmean(a, dim=(0, 1))
+        tl.nansum(i), a.nansum(keepdim=True)
+        for f, x in ((tl.nansum, z), (tl.nanmean, i)):
+            try:
+                f(x)
+            except TypeError:
+                pass
+
+    for _ in range(10):
+        one_round()
+    gc.collect()
+    watched = [a, i, z, out]
+    refs = [sys.getrefcount(o) for o in watched]
+    stats = tl.memory_stats()
+    for _ in range(200):
+        one_round()
+    gc.collect()
+    after = tl.memory_stats()
+    assert [sys.getrefcount(o) for o in watched] == refs
+    assert after["active_bytes"] == stats["active_bytes"]
+    assert after["alloc_count"] - stats["alloc_count"] == \
+        after["free_count"] - stats["free_count"]
