@@ -888,6 +888,10 @@ def main(argv=None) -> int:
                    help="list the cases and exit")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="print tracebacks of failing cases")
+    p.add_argument("--reduce", action="store_true",
+                   help="also run benchmarks/bench_reduce.py (size sweep and "
+                        "reductions table) and append its tables to the "
+                        "results file")
     args = p.parse_args(argv)
     if args.quick:
         args.repeats, args.budget = 5, 1.0
@@ -960,6 +964,13 @@ def main(argv=None) -> int:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(to_json(env, results), f, indent=1)
         print(f"wrote {os.path.relpath(args.json)}")
+    if args.reduce:
+        sys.path.insert(0, HERE)
+        import bench_reduce
+        md = bench_reduce.main(["--quick"] if args.quick else [])
+        if args.results != "-":
+            with open(args.results, "a", encoding="utf-8") as f:
+                f.write("\n" + md + "\n")
     return 0
 
 

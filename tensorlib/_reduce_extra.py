@@ -104,14 +104,9 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     """nansum(input, dim=None, keepdim=False, *, dtype=None, out=None)
 
     sum with NaN counted as zero; dtypes, dims and out= as sum.  Complex
-    inputs are refused, as PyTorch."""
+    inputs are refused, as PyTorch.  One pass in C (tensorlib._C.nansum)."""
     _check_tensor(input, "nansum", "input")
-    if _is_complex(input.dtype):
-        raise TypeError("nansum does not support complex inputs")
-    x = input
-    if _is_float(x.dtype):
-        x = _C.where(_C.isnan(x), _C.zeros((), dtype=x.dtype), x)
-    return _C.sum(x, _dims(dim, input.ndim), keepdim, dtype=dtype, out=out)
+    return _C.nansum(input, dim, keepdim, dtype=dtype, out=out)
 
 
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None,
@@ -119,19 +114,9 @@ def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None,
     """nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None)
 
     mean of the non-NaN elements (NaN where all are NaN); floating point
-    only, as PyTorch."""
+    only, as PyTorch.  One pass in C (tensorlib._C.nanmean)."""
     _check_tensor(input, "nanmean", "input")
-    if not _is_float(input.dtype):
-        raise TypeError("nanmean(): expected input to have floating point "
-                        "dtype but got %s" % (input.dtype,))
-    dims = _dims(dim, input.ndim)
-    notnan = _C.logical_not(_C.isnan(input))
-    total = nansum(input, dims, keepdim, dtype=dtype)
-    count = _C.sum(notnan, dims, keepdim)
-    res = _C.div(total, count.to(total.dtype))
-    if out is not None:
-        return _copy_out(res, out)
-    return res
+    return _C.nanmean(input, dim, keepdim, dtype=dtype, out=out)
 
 
 def _copy_out(res, out):

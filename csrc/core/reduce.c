@@ -51,7 +51,8 @@ static const char *const op_names[TL_REDUCE_OP_COUNT] = {
     [TL_REDUCE_MIN] = "min",       [TL_REDUCE_ANY] = "any",
     [TL_REDUCE_ALL] = "all",       [TL_REDUCE_ARGMAX] = "argmax",
     [TL_REDUCE_ARGMIN] = "argmin", [TL_REDUCE_VAR] = "var",
-    [TL_REDUCE_STD] = "std",
+    [TL_REDUCE_STD] = "std",       [TL_REDUCE_NANSUM] = "nansum",
+    [TL_REDUCE_NANMEAN] = "nanmean",
 };
 
 const char *tl_reduce_name(int op)
@@ -113,6 +114,18 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
         return tl_error(TL_ERR_TYPE, "%s(): invalid dtype %d", name, dtype);
     }
     switch (op) {
+    case TL_REDUCE_NANSUM:
+        if (tl_dtype_kind_of(a) == TL_KIND_COMPLEX) {
+            return tl_error(TL_ERR_TYPE,
+                            "nansum does not support complex inputs");
+        }
+        if (dtype >= 0 && tl_dtype_kind_of(dtype) == TL_KIND_COMPLEX) {
+            return tl_error(TL_ERR_TYPE, "nansum(): dtype=%s: complex "
+                            "dtypes are not supported",
+                            tl_dtype_table[dtype].name);
+        }
+        /* the dtype rules of sum follow */
+        /* fall through */
     case TL_REDUCE_SUM:
     case TL_REDUCE_PROD:
         if (dtype >= 0) {
@@ -122,6 +135,20 @@ static int reduce_types(int op, int a, int dtype, int *rt, int *kin)
             *rt = tl_dtype_is_intlike(a) ? TL_DTYPE_INT64 : a;
         }
         return 0;
+    case TL_REDUCE_NANMEAN:
+        if (tl_dtype_kind_of(a) != TL_KIND_FLOAT) {
+            return tl_error(TL_ERR_TYPE,
+                            "nanmean(): expected input to have floating "
+                            "point dtype but got %s",
+                            tl_dtype_table[a].name);
+        }
+        if (dtype >= 0 && tl_dtype_kind_of(dtype) != TL_KIND_FLOAT) {
+            return tl_error(TL_ERR_TYPE,
+                            "nanmean(): dtype=%s is not a floating point "
+                            "dtype", tl_dtype_table[dtype].name);
+        }
+        /* the dtype rules of mean follow */
+        /* fall through */
     case TL_REDUCE_MEAN:
         if (dtype >= 0) {
             if (!is_float_or_complex(dtype)) {
@@ -948,6 +975,7 @@ static int fill_empty(int op, tl_tensor_impl *dest)
     tl_scalar s;
     switch (op) {
     case TL_REDUCE_SUM:
+    case TL_REDUCE_NANSUM:
     case TL_REDUCE_ANY:
         s = tl_scalar_int(0);
         break;
@@ -955,7 +983,7 @@ static int fill_empty(int op, tl_tensor_impl *dest)
     case TL_REDUCE_ALL:
         s = tl_scalar_int(1);
         break;
-    default: /* mean, var, std */
+    default: /* mean, nanmean, var, std */
         s = tl_dtype_kind_of(dest->dtype) == TL_KIND_COMPLEX
                 ? tl_scalar_complex(NAN, NAN)
                 : tl_scalar_float(NAN);
@@ -964,9 +992,15 @@ static int fill_empty(int op, tl_tensor_impl *dest)
     return tl_op_fill_(dest, &s);
 }
 
-static int family_of(int op)
+/* kin: the dtype the kernel reads (nansum of an integer or bool input is
+ * its sum: nothing to skip). */
+static int family_of(int op, int kin)
 {
     switch (op) {
+    case TL_REDUCE_NANSUM:
+    case TL_REDUCE_NANMEAN:
+        return tl_dtype_kind_of(kin) == TL_KIND_FLOAT ? TL_RF_NANSUM
+                                                      : TL_RF_SUM;
     case TL_REDUCE_SUM:
     case TL_REDUCE_MEAN:
         return TL_RF_SUM;
@@ -1037,7 +1071,8 @@ tl_tensor_impl *tl_reduce(int op, tl_tensor_impl *out, tl_tensor_impl *a,
                           int ndims, const int64_t *dims, bool keepdim,
                           int dtype)
 {
-    if (op < 0 || op >= TL_REDUCE_ARGMAX) {
+    if (op < 0 || op >= TL_REDUCE_OP_COUNT ||
+        (op >= TL_REDUCE_ARGMAX && op <= TL_REDUCE_STD)) {
         tl_error(TL_ERR_VALUE, "tl_reduce: bad reduction %d", op);
         return NULL;
     }
@@ -1053,7 +1088,7 @@ tl_tensor_impl *tl_reduce(int op, tl_tensor_impl *out, tl_tensor_impl *a,
                  &mask) < 0) {
         return NULL;
     }
-    const int fam = family_of(op);
+    const int fam = family_of(op, kin);
     if (fam == TL_RF_MAX || fam == TL_RF_MIN) {
         if (check_nonempty(name, a, mask, dims && ndims > 0) < 0) {
             return NULL;
@@ -1093,7 +1128,7 @@ tl_tensor_impl *tl_reduce(int op, tl_tensor_impl *out, tl_tensor_impl *a,
             R.L = &L;
             R.k = k;
             R.fin.count = L.M;
-            R.fin.mean = op == TL_REDUCE_MEAN;
+            R.fin.mean = op == TL_REDUCE_MEAN || op == TL_REDUCE_NANMEAN;
             R.nouts = 1;
             R.out_dtype[0] = d.dest->dtype;
             R.res_dtype[0] = rt;
@@ -1229,7 +1264,7 @@ tl_tensor_impl *tl_reduce_arg(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         check_nonempty(name, a, mask, dim != NULL) < 0) {
         return NULL;
     }
-    const tl_rkernel *k = kernel_for(name, family_of(op), kin);
+    const tl_rkernel *k = kernel_for(name, family_of(op, kin), kin);
     if (!k) {
         return NULL;
     }

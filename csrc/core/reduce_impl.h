@@ -26,7 +26,9 @@
  *   along the reduced dim (arg families);
  * - any/all: u[0] (0 or 1);
  * - var/std (second pass): d[0] the sum of squared deviations, d[1] (and
- *   d[2] for complex) the sum of deviations (re, im). */
+ *   d[2] for complex) the sum of deviations (re, im);
+ * - nansum/nanmean: d[0] + d[1] the sum of the non-NaN elements, u[2]
+ *   their count. */
 typedef struct tl_racc {
     union {
         double d[4];
@@ -84,6 +86,7 @@ enum {
     TL_RF_ANY,
     TL_RF_ALL,
     TL_RF_VAR, /* second pass of var/std: aux holds each output's mean */
+    TL_RF_NANSUM, /* nansum / nanmean of real floats (count in u[2]) */
     TL_RF_COUNT
 };
 

@@ -27,9 +27,9 @@ TL_KERNEL_OPTIMIZE
  *   error is about one ulp whatever its length; partials of runs and
  *   chunks combine as compensated pairs too.
  * - Cols (outer reductions, e.g. dim 0 of a C-contiguous matrix):
- *   float32 adds blocks of 8 rows in float32 (a tree: at most 3 roundings,
- *   each relative to a partial of at most 8 elements) and accumulates the
- *   blocks in float64; float16/bfloat16/float64 (and complex) sum rows
+ *   float32 adds blocks of 8 rows as a tree in float64 (each float32
+ *   converts exactly; float32 partials lost digits to cancellation on
+ *   wide-ranged data) and accumulates the blocks in float64; float16/bfloat16/float64 (and complex) sum rows
  *   pairwise in float64 (blocks of SUM_LEAF rows in order, blocks combined
  *   as a binary tree).  Both beat NumPy's row-by-row accumulation of an
  *   outer axis in the input dtype (and PyTorch's float32 one).
@@ -534,9 +534,8 @@ DEF_FCOLS(bf16, uint16_t, LDBF)
 DEF_FCOLS(f32g, float, LDID)
 DEF_FCOLS(f64, double, LDID)
 
-/* float32 cols, contiguous columns: blocks of 8 rows add in float32 (a
- * tree of 3 roundings, on partials of 8 elements), and the blocks
- * accumulate in float64.  8 row loads and one float64 update per element
+/* float32 cols, contiguous columns: blocks of 8 rows add in float64 (a
+ * tree), and the blocks accumulate in float64.  8 row loads and one float64 update per element
  * and block: this runs at memory speed (Note [Summation accuracy]).  The
  * arrays are restrict so the loop vectorises without alias checks. */
 static TL_ALWAYS_INLINE void cols8_f32_body(double *restrict acc,
@@ -547,9 +546,11 @@ static TL_ALWAYS_INLINE void cols8_f32_body(double *restrict acc,
                       const float *restrict q7, int64_t n)
 {
     for (int64_t j = 0; j < n; j++) {
-        const float s = ((q0[j] + q1[j]) + (q2[j] + q3[j])) +
-                        ((q4[j] + q5[j]) + (q6[j] + q7[j]));
-        acc[j] += (double)s;
+        const double s = (((double)q0[j] + (double)q1[j]) +
+                          ((double)q2[j] + (double)q3[j])) +
+                         (((double)q4[j] + (double)q5[j]) +
+                          ((double)q6[j] + (double)q7[j]));
+        acc[j] += s;
     }
 }
 
@@ -796,8 +797,15 @@ DEF_IPROD(u64, uint64_t, U64U)
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         for (int64_t r = rb; r < re; r++) {                                 \
             const char *p = base + off;                                     \
-            for (int64_t j = 0; j < n; j++) {                               \
-                acc[j] *= (double)LD(*(const T *)(p + j * cs));             \
+            if (cs == (int64_t)sizeof(T)) {                                 \
+                const T *q = (const T *)p;                                  \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] *= (double)LD(q[j]);                             \
+                }                                                           \
+            } else {                                                        \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] *= (double)LD(*(const T *)(p + j * cs));         \
+                }                                                           \
             }                                                               \
             off = tl_rspace_next(rs, idx, off);                             \
         }                                                                   \
@@ -810,6 +818,94 @@ DEF_FPROD(f16, uint16_t, LDH)
 DEF_FPROD(bf16, uint16_t, LDBF)
 DEF_FPROD(f32, float, LDID)
 DEF_FPROD(f64, double, LDID)
+
+/* Contiguous float32 / float64 products: 16 float64 lanes (four 4-wide
+ * vectors) instead of one serial chain; the lanes multiply together
+ * at the end.  The order of the products differs from a serial loop only
+ * in the rounding of float64 partials (and can avoid an intermediate
+ * overflow the serial order would hit; the result of any order is a valid
+ * product). */
+static TL_ALWAYS_INLINE void prod_lanes_f32_body(const float *q, int64_t n,
+                                                 double *out)
+{
+    typedef float v4f __attribute__((vector_size(16)));
+    typedef double v4d __attribute__((vector_size(32)));
+    v4d a0 = {1, 1, 1, 1}, a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4f x0, x1, x2, x3;
+        PREFETCH_AHEAD(q + i);
+        memcpy(&x0, q + i, sizeof x0);
+        memcpy(&x1, q + i + 4, sizeof x1);
+        memcpy(&x2, q + i + 8, sizeof x2);
+        memcpy(&x3, q + i + 12, sizeof x3);
+        a0 *= __builtin_convertvector(x0, v4d);
+        a1 *= __builtin_convertvector(x1, v4d);
+        a2 *= __builtin_convertvector(x2, v4d);
+        a3 *= __builtin_convertvector(x3, v4d);
+    }
+    a0 = (a0 * a1) * (a2 * a3);
+    double r = (a0[0] * a0[1]) * (a0[2] * a0[3]);
+    for (; i < n; i++) {
+        r *= (double)q[i];
+    }
+    *out = r;
+}
+
+DISPATCHED(prod_lanes_f32, (const float *q, int64_t n, double *out),
+           (q, n, out))
+
+static TL_ALWAYS_INLINE void prod_lanes_f64_body(const double *q, int64_t n,
+                                                 double *out)
+{
+    typedef double v4d __attribute__((vector_size(32)));
+    v4d a0 = {1, 1, 1, 1}, a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4d x0, x1, x2, x3;
+        PREFETCH_AHEAD(q + i);
+        PREFETCH_AHEAD(q + i + 8);
+        memcpy(&x0, q + i, sizeof x0);
+        memcpy(&x1, q + i + 4, sizeof x1);
+        memcpy(&x2, q + i + 8, sizeof x2);
+        memcpy(&x3, q + i + 12, sizeof x3);
+        a0 *= x0;
+        a1 *= x1;
+        a2 *= x2;
+        a3 *= x3;
+    }
+    a0 = (a0 * a1) * (a2 * a3);
+    double r = (a0[0] * a0[1]) * (a0[2] * a0[3]);
+    for (; i < n; i++) {
+        r *= q[i];
+    }
+    *out = r;
+}
+
+DISPATCHED(prod_lanes_f64, (const double *q, int64_t n, double *out),
+           (q, n, out))
+
+static void prod_frow_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
+                          const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(float)) {
+        prod_row_f32(p, n, s, idx0, aux, res);
+        return;
+    }
+    prod_lanes_f32((const float *)p, n, &res->v.d[0]);
+}
+
+static void prod_frow_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
+                          const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(double)) {
+        prod_row_f64(p, n, s, idx0, aux, res);
+        return;
+    }
+    prod_lanes_f64((const double *)p, n, &res->v.d[0]);
+}
+#define prod_frow_f16 prod_row_f16
+#define prod_frow_bf16 prod_row_bf16
 
 /* Complex products in complex128, in order (C's complex multiplication,
  * Annex G infinities included). */
@@ -923,12 +1019,12 @@ DEF_CPROD(c128, double)
                 const T *q = (const T *)p;                                  \
                 for (int64_t j = 0; j < n; j++) {                           \
                     const V x = LD(q[j]);                                   \
-                    m[j] = (x CMP m[j] || ISNAN(x)) ? x : m[j];             \
+                    m[j] = ((x CMP m[j]) | ISNAN(x)) ? x : m[j];            \
                 }                                                           \
             } else {                                                        \
                 for (int64_t j = 0; j < n; j++) {                           \
                     const V x = LD(*(const T *)(p + j * cs));               \
-                    m[j] = (x CMP m[j] || ISNAN(x)) ? x : m[j];             \
+                    m[j] = ((x CMP m[j]) | ISNAN(x)) ? x : m[j];            \
                 }                                                           \
             }                                                               \
             off = tl_rspace_next(rs, idx, off);                             \
@@ -1060,6 +1156,338 @@ DEF_ARG_F(f16, uint16_t, LDH)
 DEF_ARG_F(bf16, uint16_t, LDBF)
 DEF_ARG_F(f32, float, LDID)
 DEF_ARG_F(f64, double, LDID)
+
+/* ---- max / min / argmax / argmin: vector runs ---------------------------- */
+
+/* Note [Vector extrema]
+ * A contiguous run of a non-half type goes through explicit 32-byte GCC
+ * vectors (two xmm on the SSE2 baseline, one ymm in the AVX2 clone): four
+ * accumulators take x where x CMP m (a compare and a bit blend, no branch)
+ * and a fifth ORs a NaN mask (x != x), one check per run instead of a
+ * branch per element.  Only when the mask is set does a second scan find
+ * the first NaN, which is the result as before (max/min propagate NaN).
+ * argmax/argmin take the extreme value from that pass (per block of
+ * ARG_BLOCK) and then find the first index holding it (or the first NaN)
+ * in the first block holding it, scanning groups of 64 with a
+ * vectorisable equality OR: the same index the one-pass rule "strictly
+ * better replaces, ties keep the first" gives, since x == r also holds for
+ * a zero of the other sign.  The lane order does not change a value: max
+ * and min are exact. */
+#define VBYTES 32
+
+#define DEF_VEXT(NAME, CMP, N, T, IT)                                       \
+    static TL_ALWAYS_INLINE void NAME##_vext_##N##_body(const T *q,          \
+                                                         int64_t n, T *out,  \
+                                                         int *nan)           \
+    {                                                                       \
+        typedef T vt __attribute__((vector_size(VBYTES)));                  \
+        typedef IT vi __attribute__((vector_size(VBYTES)));                 \
+        enum { L = VBYTES / sizeof(T) };                                    \
+        vt m0;                                                              \
+        for (int k = 0; k < L; k++) {                                       \
+            m0[k] = q[0];                                                   \
+        }                                                                   \
+        vt m1 = m0, m2 = m0, m3 = m0;                                       \
+        vi nn = m0 != m0;                                                   \
+        int64_t i = 0;                                                      \
+        for (; i + 4 * L <= n; i += 4 * L) {                                \
+            vt x0, x1, x2, x3;                                              \
+            PREFETCH_AHEAD(q + i);                                          \
+            PREFETCH_AHEAD(q + i + 2 * L);                                  \
+            memcpy(&x0, q + i, VBYTES);                                     \
+            memcpy(&x1, q + i + L, VBYTES);                                 \
+            memcpy(&x2, q + i + 2 * L, VBYTES);                             \
+            memcpy(&x3, q + i + 3 * L, VBYTES);                             \
+            const vi c0 = x0 CMP m0, c1 = x1 CMP m1;                        \
+            const vi c2 = x2 CMP m2, c3 = x3 CMP m3;                        \
+            m0 = (vt)(((vi)x0 & c0) | ((vi)m0 & ~c0));                      \
+            m1 = (vt)(((vi)x1 & c1) | ((vi)m1 & ~c1));                      \
+            m2 = (vt)(((vi)x2 & c2) | ((vi)m2 & ~c2));                      \
+            m3 = (vt)(((vi)x3 & c3) | ((vi)m3 & ~c3));                      \
+            nn |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);        \
+        }                                                                   \
+        const vi c1 = m1 CMP m0, c3 = m3 CMP m2;                            \
+        m0 = (vt)(((vi)m1 & c1) | ((vi)m0 & ~c1));                          \
+        m2 = (vt)(((vi)m3 & c3) | ((vi)m2 & ~c3));                          \
+        const vi c2 = m2 CMP m0;                                            \
+        m0 = (vt)(((vi)m2 & c2) | ((vi)m0 & ~c2));                          \
+        T r = m0[0];                                                        \
+        int f = 0;                                                          \
+        for (int k = 0; k < L; k++) {                                       \
+            r = m0[k] CMP r ? m0[k] : r;                                    \
+            f |= nn[k] != 0;                                                \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            const T x = q[i];                                               \
+            r = x CMP r ? x : r;                                            \
+            f |= x != x;                                                    \
+        }                                                                   \
+        *out = r;                                                           \
+        *nan = f;                                                           \
+    }                                                                       \
+    DISPATCHED(NAME##_vext_##N, (const T *q, int64_t n, T *out, int *nan),  \
+               (q, n, out, nan))
+
+/* Index of the first element of q[0..n) equal to v (want_nan: the first
+ * NaN); n when none. */
+#define DEF_VFIND(N, T)                                                     \
+    static int64_t vfind_##N(const T *q, int64_t n, T v, int want_nan)      \
+    {                                                                       \
+        int64_t i = 0;                                                      \
+        for (; i + 64 <= n; i += 64) {                                      \
+            int hit = 0;                                                    \
+            if (want_nan) {                                                 \
+                for (int k = 0; k < 64; k++) {                              \
+                    hit |= q[i + k] != q[i + k];                            \
+                }                                                           \
+            } else {                                                        \
+                for (int k = 0; k < 64; k++) {                              \
+                    hit |= q[i + k] == v;                                   \
+                }                                                           \
+            }                                                               \
+            if (hit) {                                                      \
+                break;                                                      \
+            }                                                               \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            if (want_nan ? q[i] != q[i] : q[i] == v) {                      \
+                return i;                                                   \
+            }                                                               \
+        }                                                                   \
+        return n;                                                           \
+    }
+
+/* Row kernels: contiguous runs through the vector pass, the rest through
+ * the generic kernels above. */
+/* argmax/argmin: the vector pass runs over blocks of ARG_BLOCK elements,
+ * keeping the first block that holds the extreme value (a strictly better
+ * block replaces it), so the index search scans one block only. */
+#define ARG_BLOCK 1024
+#define DEF_VROWS(NAME, CMP, ARGNAME, N, T, PUT)                                 \
+    static void NAME##_frow_##N(const char *p, int64_t n, int64_t s,         \
+                                int64_t idx0, const tl_racc *aux,            \
+                                tl_racc *res)                                \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            NAME##_row_##N(p, n, s, idx0, aux, res);                        \
+            return;                                                         \
+        }                                                                   \
+        const T *q = (const T *)p;                                          \
+        T r;                                                                \
+        int nan;                                                            \
+        NAME##_vext_##N(q, n, &r, &nan);                                    \
+        if (nan) {                                                          \
+            r = q[vfind_##N(q, n, r, 1)];                                   \
+        }                                                                   \
+        PUT(res, r);                                                        \
+    }                                                                       \
+    static void ARGNAME##_frow_##N(const char *p, int64_t n, int64_t s,      \
+                                   int64_t idx0, const tl_racc *aux,         \
+                                   tl_racc *res)                             \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            ARGNAME##_row_##N(p, n, s, idx0, aux, res);                     \
+            return;                                                         \
+        }                                                                   \
+        const T *q = (const T *)p;                                          \
+        T best = q[0];                                                      \
+        int64_t bb = 0, i = -1;                                             \
+        for (int64_t b = 0; b < n; b += ARG_BLOCK) {                        \
+            const int64_t m = n - b < ARG_BLOCK ? n - b : ARG_BLOCK;        \
+            T r;                                                            \
+            int nan;                                                        \
+            NAME##_vext_##N(q + b, m, &r, &nan);                            \
+            if (nan) {                                                      \
+                i = b + vfind_##N(q + b, m, r, 1);                          \
+                break;                                                      \
+            }                                                               \
+            if (r CMP best) {                                               \
+                best = r;                                                   \
+                bb = b;                                                     \
+            }                                                               \
+        }                                                                   \
+        if (i < 0) {                                                        \
+            const int64_t m = n - bb < ARG_BLOCK ? n - bb : ARG_BLOCK;      \
+            i = bb + vfind_##N(q + bb, m, best, 0);                         \
+        }                                                                   \
+        PUT(res, q[i]);                                                     \
+        res->idx = idx0 + i;                                                \
+    }
+
+#define DEF_VEXT_ALL(N, T, IT, PUT)                                         \
+    DEF_VEXT(max, >, N, T, IT)                                              \
+    DEF_VEXT(min, <, N, T, IT)                                              \
+    DEF_VFIND(N, T)                                                         \
+    DEF_VROWS(max, >, argmax, N, T, PUT)                                    \
+    DEF_VROWS(min, <, argmin, N, T, PUT)
+
+DEF_VEXT_ALL(u8, uint8_t, int8_t, PUT_U)
+DEF_VEXT_ALL(i8, int8_t, int8_t, PUT_S)
+DEF_VEXT_ALL(i16, int16_t, int16_t, PUT_S)
+DEF_VEXT_ALL(u16, uint16_t, int16_t, PUT_U)
+DEF_VEXT_ALL(i32, int32_t, int32_t, PUT_S)
+DEF_VEXT_ALL(u32, uint32_t, int32_t, PUT_U)
+DEF_VEXT_ALL(i64, int64_t, int64_t, PUT_S)
+DEF_VEXT_ALL(u64, uint64_t, int64_t, PUT_U)
+DEF_VEXT_ALL(f32, float, int32_t, PUT_F)
+DEF_VEXT_ALL(f64, double, int64_t, PUT_F)
+
+/* bool and the half types keep the generic rows (their loads convert). */
+#define max_frow_b max_row_b
+#define min_frow_b min_row_b
+#define max_frow_f16 max_row_f16
+#define min_frow_f16 min_row_f16
+#define max_frow_bf16 max_row_bf16
+#define min_frow_bf16 min_row_bf16
+#define argmax_frow_b argmax_row_b
+#define argmin_frow_b argmin_row_b
+#define argmax_frow_f16 argmax_row_f16
+#define argmin_frow_f16 argmin_row_f16
+#define argmax_frow_bf16 argmax_row_bf16
+#define argmin_frow_bf16 argmin_row_bf16
+
+/* Cols kernels of max/min over contiguous columns: eight rows fold into
+ * the tile's accumulators per pass (a tree of the same compare-and-blend,
+ * NaN-propagating at every step), so the accumulators are read and written
+ * once per eight rows, as the float32 cols sum does. */
+#define MMX(CMP, a, b) ((((b) CMP (a)) | ((b) != (b))) ? (b) : (a))
+#define VMMX(CMP, a, b, c)                                                  \
+    ((c) = ((b)CMP(a)) | ((b) != (b)),                                      \
+     (vt)(((vi)(b) & (c)) | ((vi)(a) & ~(c))))
+#define DEF_VCOLS(NAME, CMP, N, T, IT)                                      \
+    static TL_ALWAYS_INLINE void NAME##_cols8_##N##_body(                    \
+        T *m, const T *q0, const T *q1, const T *q2, const T *q3,           \
+        const T *q4, const T *q5, const T *q6, const T *q7, int64_t n)      \
+    {                                                                       \
+        typedef T vt __attribute__((vector_size(VBYTES)));                  \
+        typedef IT vi __attribute__((vector_size(VBYTES)));                 \
+        enum { L = VBYTES / sizeof(T) };                                    \
+        int64_t j = 0;                                                      \
+        for (; j + L <= n; j += L) {                                        \
+            vt x0, x1, x2, x3, x4, x5, x6, x7, acc;                         \
+            vi c;                                                           \
+            memcpy(&x0, q0 + j, VBYTES);                                    \
+            memcpy(&x1, q1 + j, VBYTES);                                    \
+            memcpy(&x2, q2 + j, VBYTES);                                    \
+            memcpy(&x3, q3 + j, VBYTES);                                    \
+            memcpy(&x4, q4 + j, VBYTES);                                    \
+            memcpy(&x5, q5 + j, VBYTES);                                    \
+            memcpy(&x6, q6 + j, VBYTES);                                    \
+            memcpy(&x7, q7 + j, VBYTES);                                    \
+            memcpy(&acc, m + j, VBYTES);                                    \
+            x0 = VMMX(CMP, x0, x1, c);                                      \
+            x2 = VMMX(CMP, x2, x3, c);                                      \
+            x4 = VMMX(CMP, x4, x5, c);                                      \
+            x6 = VMMX(CMP, x6, x7, c);                                      \
+            x0 = VMMX(CMP, x0, x2, c);                                      \
+            x4 = VMMX(CMP, x4, x6, c);                                      \
+            x0 = VMMX(CMP, x0, x4, c);                                      \
+            acc = VMMX(CMP, acc, x0, c);                                    \
+            memcpy(m + j, &acc, VBYTES);                                    \
+        }                                                                   \
+        for (; j < n; j++) {                                                \
+            const T a = MMX(CMP, q0[j], q1[j]), b = MMX(CMP, q2[j], q3[j]); \
+            const T c = MMX(CMP, q4[j], q5[j]), d = MMX(CMP, q6[j], q7[j]); \
+            const T e = MMX(CMP, a, b), f = MMX(CMP, c, d);                 \
+            m[j] = MMX(CMP, m[j], MMX(CMP, e, f));                          \
+        }                                                                   \
+    }                                                                       \
+    DISPATCHED(NAME##_cols8_##N,                                            \
+               (T *m, const T *q0, const T *q1, const T *q2, const T *q3,   \
+                const T *q4, const T *q5, const T *q6, const T *q7,         \
+                int64_t n),                                                 \
+               (m, q0, q1, q2, q3, q4, q5, q6, q7, n))                      \
+    static void NAME##_fcols_##N(const char *base, int64_t n, int64_t cs,    \
+                                 const tl_rspace *rs, int64_t rb,            \
+                                 int64_t re, const tl_racc *aux,             \
+                                 tl_racc *res)                               \
+    {                                                                       \
+        if (cs != (int64_t)sizeof(T) || re - rb < 8) {                      \
+            NAME##_cols_##N(base, n, cs, rs, rb, re, aux, res);             \
+            return;                                                         \
+        }                                                                   \
+        T m[TILE];                                                          \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        memcpy(m, base + off, (size_t)n * sizeof(T));                       \
+        int64_t r = rb;                                                     \
+        for (; re - r >= 8; r += 8) {                                       \
+            const T *q[8];                                                  \
+            for (int k = 0; k < 8; k++) {                                   \
+                q[k] = (const T *)(base + off);                             \
+                off = tl_rspace_next(rs, idx, off);                         \
+            }                                                               \
+            NAME##_cols8_##N(m, q[0], q[1], q[2], q[3], q[4], q[5], q[6],   \
+                             q[7], n);                                      \
+        }                                                                   \
+        for (; r < re; r++) {                                               \
+            const T *q = (const T *)(base + off);                           \
+            for (int64_t j = 0; j < n; j++) {                               \
+                m[j] = MMX(CMP, m[j], q[j]);                                \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            PUT##N(&res[j], m[j]);                                          \
+        }                                                                   \
+    }
+
+#define PUTu8 PUT_U
+#define PUTi8 PUT_S
+#define PUTi16 PUT_S
+#define PUTu16 PUT_U
+#define PUTi32 PUT_S
+#define PUTu32 PUT_U
+#define PUTi64 PUT_S
+#define PUTu64 PUT_U
+#define PUTf32 PUT_F
+#define PUTf64 PUT_F
+#define DEF_VCOLS_BOTH(N, T, IT)                                            \
+    DEF_VCOLS(max, >, N, T, IT)                                             \
+    DEF_VCOLS(min, <, N, T, IT)
+DEF_VCOLS_BOTH(u8, uint8_t, int8_t)
+DEF_VCOLS_BOTH(i8, int8_t, int8_t)
+DEF_VCOLS_BOTH(i16, int16_t, int16_t)
+DEF_VCOLS_BOTH(u16, uint16_t, int16_t)
+DEF_VCOLS_BOTH(i32, int32_t, int32_t)
+DEF_VCOLS_BOTH(u32, uint32_t, int32_t)
+DEF_VCOLS_BOTH(i64, int64_t, int64_t)
+DEF_VCOLS_BOTH(u64, uint64_t, int64_t)
+DEF_VCOLS_BOTH(f32, float, int32_t)
+DEF_VCOLS_BOTH(f64, double, int64_t)
+#define max_fcols_b max_cols_b
+#define min_fcols_b min_cols_b
+#define max_fcols_f16 max_cols_f16
+#define min_fcols_f16 min_cols_f16
+#define max_fcols_bf16 max_cols_bf16
+#define min_fcols_bf16 min_cols_bf16
+/* argmax/argmin keep their cols kernels (they track indices). */
+#define argmax_fcols_b argmax_cols_b
+#define argmin_fcols_b argmin_cols_b
+#define argmax_fcols_u8 argmax_cols_u8
+#define argmin_fcols_u8 argmin_cols_u8
+#define argmax_fcols_i8 argmax_cols_i8
+#define argmin_fcols_i8 argmin_cols_i8
+#define argmax_fcols_i16 argmax_cols_i16
+#define argmin_fcols_i16 argmin_cols_i16
+#define argmax_fcols_u16 argmax_cols_u16
+#define argmin_fcols_u16 argmin_cols_u16
+#define argmax_fcols_i32 argmax_cols_i32
+#define argmin_fcols_i32 argmin_cols_i32
+#define argmax_fcols_u32 argmax_cols_u32
+#define argmin_fcols_u32 argmin_cols_u32
+#define argmax_fcols_i64 argmax_cols_i64
+#define argmin_fcols_i64 argmin_cols_i64
+#define argmax_fcols_u64 argmax_cols_u64
+#define argmin_fcols_u64 argmin_cols_u64
+#define argmax_fcols_f16 argmax_cols_f16
+#define argmin_fcols_f16 argmin_cols_f16
+#define argmax_fcols_bf16 argmax_cols_bf16
+#define argmin_fcols_bf16 argmin_cols_bf16
+#define argmax_fcols_f32 argmax_cols_f32
+#define argmin_fcols_f32 argmin_cols_f32
+#define argmax_fcols_f64 argmax_cols_f64
+#define argmin_fcols_f64 argmin_cols_f64
 
 /* ---- any / all ----------------------------------------------------------- */
 
@@ -1208,6 +1636,152 @@ DEF_VAR_REAL(bf16, uint16_t, LDBF)
 DEF_VAR_REAL(f32, float, LDID)
 DEF_VAR_REAL(f64, double, LDID)
 
+/* Contiguous float32 rows of var's second pass: a float32 value minus the
+ * mean and its square are computed in float64, where the sum of squares of
+ * float32-sized deviations needs no compensation for a float32 result
+ * (relative error about n * 2^-53 against the result's 2^-24), so 16 plain
+ * float64 lanes (four 4-wide vectors) run at memory speed. */
+static TL_ALWAYS_INLINE void var_lanes_f32_body(const float *q, int64_t n,
+                                                double m, double out[2])
+{
+    typedef float v4f __attribute__((vector_size(16)));
+    typedef double v4d __attribute__((vector_size(32)));
+    v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+    v4d c0 = s0, c1 = s0, c2 = s0, c3 = s0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        v4f x0, x1, x2, x3;
+        PREFETCH_AHEAD(q + i);
+        memcpy(&x0, q + i, sizeof x0);
+        memcpy(&x1, q + i + 4, sizeof x1);
+        memcpy(&x2, q + i + 8, sizeof x2);
+        memcpy(&x3, q + i + 12, sizeof x3);
+        const v4d d0 = __builtin_convertvector(x0, v4d) - m;
+        const v4d d1 = __builtin_convertvector(x1, v4d) - m;
+        const v4d d2 = __builtin_convertvector(x2, v4d) - m;
+        const v4d d3 = __builtin_convertvector(x3, v4d) - m;
+        c0 += d0;
+        c1 += d1;
+        c2 += d2;
+        c3 += d3;
+        s0 += d0 * d0;
+        s1 += d1 * d1;
+        s2 += d2 * d2;
+        s3 += d3 * d3;
+    }
+    s0 = (s0 + s1) + (s2 + s3);
+    c0 = (c0 + c1) + (c2 + c3);
+    double ss = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+    double c = (c0[0] + c0[1]) + (c0[2] + c0[3]);
+    for (; i < n; i++) {
+        const double d = (double)q[i] - m;
+        c += d;
+        ss += d * d;
+    }
+    out[0] = ss;
+    out[1] = c;
+}
+
+DISPATCHED(var_lanes_f32, (const float *q, int64_t n, double m,
+                           double out[2]),
+           (q, n, m, out))
+
+static void var_frow_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
+                         const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(float)) {
+        var_row_f32(p, n, s, idx0, aux, res);
+        return;
+    }
+    double o[2];
+    var_lanes_f32((const float *)p, n, aux->v.d[0], o);
+    res->v.d[0] = o[0];
+    res->v.d[3] = 0;
+    res->v.d[1] = o[1];
+    res->v.d[2] = 0;
+}
+#define var_frow_f16 var_row_f16
+#define var_frow_bf16 var_row_bf16
+#define var_frow_f64 var_row_f64
+#define var_frow_c64 var_row_c64
+#define var_frow_c128 var_row_c128
+
+/* Four rows of var_fcols_f32: the accumulators are read and written once
+ * per four rows. */
+static TL_ALWAYS_INLINE void var_cols4_f32_body(double *restrict ss,
+                                                double *restrict c,
+                                                const double *restrict m,
+                                                const float *restrict q0,
+                                                const float *restrict q1,
+                                                const float *restrict q2,
+                                                const float *restrict q3,
+                                                int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        const double d0 = (double)q0[j] - m[j], d1 = (double)q1[j] - m[j];
+        const double d2 = (double)q2[j] - m[j], d3 = (double)q3[j] - m[j];
+        c[j] += (d0 + d1) + (d2 + d3);
+        ss[j] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);
+    }
+}
+
+DISPATCHED(var_cols4_f32,
+           (double *restrict ss, double *restrict c,
+            const double *restrict m, const float *restrict q0,
+            const float *restrict q1, const float *restrict q2,
+            const float *restrict q3, int64_t n),
+           (ss, c, m, q0, q1, q2, q3, n))
+
+/* float32 cols of var's second pass over contiguous columns: plain float64
+ * accumulation per column (see var_lanes_f32), a loop over the tile that
+ * vectorises. */
+static void var_fcols_f32(const char *base, int64_t n, int64_t cs,
+                          const tl_rspace *rs, int64_t rb, int64_t re,
+                          const tl_racc *aux, tl_racc *res)
+{
+    double ss[TILE], c[TILE], m[TILE];
+    int64_t idx[TL_MAX_DIMS];
+    if (cs != (int64_t)sizeof(float)) {
+        var_cols_f32(base, n, cs, rs, rb, re, aux, res);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        ss[j] = 0;
+        c[j] = 0;
+        m[j] = aux[j].v.d[0];
+    }
+    int64_t off = tl_rspace_seek(rs, rb, idx);
+    int64_t r = rb;
+    for (; re - r >= 4; r += 4) {
+        const float *q[4];
+        for (int k = 0; k < 4; k++) {
+            q[k] = (const float *)(base + off);
+            off = tl_rspace_next(rs, idx, off);
+        }
+        var_cols4_f32(ss, c, m, q[0], q[1], q[2], q[3], n);
+    }
+    for (; r < re; r++) {
+        const float *q = (const float *)(base + off);
+        for (int64_t j = 0; j < n; j++) {
+            const double d = (double)q[j] - m[j];
+            c[j] += d;
+            ss[j] += d * d;
+        }
+        off = tl_rspace_next(rs, idx, off);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        res[j].v.d[0] = ss[j];
+        res[j].v.d[3] = 0;
+        res[j].v.d[1] = c[j];
+        res[j].v.d[2] = 0;
+    }
+}
+#define var_fcols_f16 var_cols_f16
+#define var_fcols_bf16 var_cols_bf16
+#define var_fcols_f64 var_cols_f64
+#define var_fcols_c64 var_cols_c64
+#define var_fcols_c128 var_cols_c128
+
 #define DEF_VAR_CPX(N, RT)                                                  \
     static void var_row_##N(const char *p, int64_t n, int64_t s,             \
                             int64_t idx0, const tl_racc *aux, tl_racc *res)  \
@@ -1259,6 +1833,107 @@ DEF_VAR_REAL(f64, double, LDID)
 DEF_VAR_CPX(c64, float)
 DEF_VAR_CPX(c128, double)
 
+
+/* ---- nansum / nanmean ---------------------------------------------------- */
+
+/* NaN-skipping sums of the real float types.  Records: the sum in d[0] +
+ * d[1] (a compensated pair for float64, d[1] = 0 otherwise, as the sum
+ * family keeps them) and in u[2] the count of non-NaN elements, nanmean's
+ * divisor.  A NaN adds 0 and is not counted (a select, no branch: the
+ * lane loops vectorise); infinities are values. */
+#define NAN_ADD_PLAIN(h, l, x) ((h) += (x))
+#define NAN_ADD_COMP(h, l, x) dd_acc(&(h), &(l), (x))
+#define DEF_NANSUM(N, T, LD, ADD)                                           \
+    static void nansum_row_##N(const char *p, int64_t n, int64_t s,          \
+                               int64_t idx0, const tl_racc *aux,             \
+                               tl_racc *res)                                 \
+    {                                                                       \
+        double h[8] = {0}, l[8] = {0};                                      \
+        uint64_t c[8] = {0};                                                \
+        int64_t i = 0;                                                      \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            const T *q = (const T *)p;                                      \
+            for (; i + 8 <= n; i += 8) {                                    \
+                for (int k = 0; k < 8; k++) {                               \
+                    const double x = (double)LD(q[i + k]);                  \
+                    const int ok = x == x;                                  \
+                    ADD(h[k], l[k], ok ? x : 0.0);                          \
+                    c[k] += (uint64_t)ok;                                   \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            const double x = (double)LD(*(const T *)(p + i * s));           \
+            const int ok = x == x;                                          \
+            ADD(h[i & 7], l[i & 7], ok ? x : 0.0);                          \
+            c[i & 7] += (uint64_t)ok;                                       \
+        }                                                                   \
+        double eh = 0, el = 0;                                              \
+        uint64_t cnt = 0;                                                   \
+        for (int k = 0; k < 8; k++) {                                       \
+            dd_add(&eh, &el, h[k], isfinite(h[k]) ? l[k] : 0);              \
+            cnt += c[k];                                                    \
+        }                                                                   \
+        res->v.d[0] = eh;                                                   \
+        res->v.d[1] = el;                                                   \
+        res->v.u[2] = cnt;                                                  \
+    }                                                                       \
+    static void nansum_cols_##N(const char *base, int64_t n, int64_t cs,     \
+                                const tl_rspace *rs, int64_t rb, int64_t re, \
+                                const tl_racc *aux, tl_racc *res)            \
+    {                                                                       \
+        double h[TILE], l[TILE];                                            \
+        uint64_t c[TILE];                                                   \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            h[j] = 0;                                                       \
+            l[j] = 0;                                                       \
+            c[j] = 0;                                                       \
+        }                                                                   \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        for (int64_t r = rb; r < re; r++) {                                 \
+            const char *p = base + off;                                     \
+            for (int64_t j = 0; j < n; j++) {                               \
+                const double x = (double)LD(*(const T *)(p + j * cs));      \
+                const int ok = x == x;                                      \
+                ADD(h[j], l[j], ok ? x : 0.0);                              \
+                c[j] += (uint64_t)ok;                                       \
+            }                                                               \
+            off = tl_rspace_next(rs, idx, off);                             \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            res[j].v.d[0] = h[j];                                           \
+            res[j].v.d[1] = isfinite(h[j]) ? l[j] : 0;                      \
+            res[j].v.u[2] = c[j];                                           \
+        }                                                                   \
+    }
+
+DEF_NANSUM(f16, uint16_t, LDH, NAN_ADD_PLAIN)
+DEF_NANSUM(bf16, uint16_t, LDBF, NAN_ADD_PLAIN)
+DEF_NANSUM(f32, float, LDID, NAN_ADD_PLAIN)
+DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP)
+
+static void comb_nansum(tl_racc *a, const tl_racc *b)
+{
+    dd_add(&a->v.d[0], &a->v.d[1], b->v.d[0], b->v.d[1]);
+    a->v.u[2] += b->v.u[2];
+}
+
+/* nansum: the sum; nanmean: the sum over the non-NaN count (NaN when every
+ * element is NaN, as PyTorch). */
+static void fin_nansum(const tl_racc *a, const tl_rfinish *f, void *dst)
+{
+    double v;
+    if (!f->mean) {
+        v = dd_value(a->v.d[0], a->v.d[1]);
+    } else if (a->v.u[2] == 0) {
+        v = NAN;
+    } else {
+        v = dd_mean(a->v.d[0], a->v.d[1], (int64_t)a->v.u[2]);
+    }
+    *(double *)dst = v;
+}
+
 /* ---- tables -------------------------------------------------------------- */
 
 #define K(FIN_DT, PAIR, COMB, ROW, COLS, FIN)                               \
@@ -1289,7 +1964,7 @@ static const tl_rkernel sum_k[TL_DTYPE_COUNT] = {
     [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, false, comb_u_mul, prod_row_##N,    \
                         prod_cols_##N, fin_u)
 #define PROD_F(N, DN)                                                       \
-    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, false, comb_d_mul, prod_row_##N,  \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, false, comb_d_mul, prod_frow_##N, \
                         prod_cols_##N, fin_d)
 #define PROD_C(N, DN)                                                       \
     [TL_DTYPE_##DN] = K(TL_DTYPE_COMPLEX128, false, comb_c_mul,             \
@@ -1305,8 +1980,8 @@ static const tl_rkernel prod_k[TL_DTYPE_COUNT] = {
 /* Value-keeping families (max, min, argmax, argmin): the final dtype by
  * the record's slot. */
 #define VK(NAME, N, DN, FDT, FIN)                                           \
-    [TL_DTYPE_##DN] = K(FDT, false, NAME##_comb_##N, NAME##_row_##N,        \
-                        NAME##_cols_##N, FIN)
+    [TL_DTYPE_##DN] = K(FDT, false, NAME##_comb_##N, NAME##_frow_##N,       \
+                        NAME##_fcols_##N, FIN)
 #define VALUE_TABLE(NAME)                                                   \
     static const tl_rkernel NAME##_k[TL_DTYPE_COUNT] = {                    \
         VK(NAME, b, BOOL, TL_DTYPE_INT64, fin_s),                           \
@@ -1348,11 +2023,19 @@ ANYALL_TABLE(any, comb_u_or)
 ANYALL_TABLE(all, comb_u_and)
 
 #define VAR(N, DN)                                                          \
-    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_var, var_row_##N,      \
-                        var_cols_##N, fin_var)
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_var, var_frow_##N,     \
+                        var_fcols_##N, fin_var)
 static const tl_rkernel var_k[TL_DTYPE_COUNT] = {
     VAR(f16, FLOAT16), VAR(bf16, BFLOAT16), VAR(f32, FLOAT32),
     VAR(f64, FLOAT64), VAR(c64, COMPLEX64), VAR(c128, COMPLEX128),
+};
+
+#define NANSUM(N, DN)                                                       \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_nansum, nansum_row_##N, \
+                        nansum_cols_##N, fin_nansum)
+static const tl_rkernel nansum_k[TL_DTYPE_COUNT] = {
+    NANSUM(f16, FLOAT16), NANSUM(bf16, BFLOAT16), NANSUM(f32, FLOAT32),
+    NANSUM(f64, FLOAT64),
 };
 
 const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)
@@ -1362,7 +2045,7 @@ const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)
         [TL_RF_MAX] = max_k,       [TL_RF_MIN] = min_k,
         [TL_RF_ARGMAX] = argmax_k, [TL_RF_ARGMIN] = argmin_k,
         [TL_RF_ANY] = any_k,       [TL_RF_ALL] = all_k,
-        [TL_RF_VAR] = var_k,
+        [TL_RF_VAR] = var_k,       [TL_RF_NANSUM] = nansum_k,
     };
     if (fam < 0 || fam >= TL_RF_COUNT || !tl_dtype_valid(dt)) {
         return NULL;

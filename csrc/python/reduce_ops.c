@@ -232,6 +232,20 @@ REDUCE_FORMS(amin, TL_REDUCE_AMIN, false)
 REDUCE_FORMS(any, TL_REDUCE_ANY, false)
 REDUCE_FORMS(all, TL_REDUCE_ALL, false)
 
+/* nansum and nanmean: module functions only (the Tensor methods are
+ * installed by tensorlib/_reduce_extra.py and call these). */
+static PyObject *f_nansum(PyObject *m, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kw)
+{
+    return reduce_function(m, args, nargs, kw, TL_REDUCE_NANSUM, true);
+}
+
+static PyObject *f_nanmean(PyObject *m, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kw)
+{
+    return reduce_function(m, args, nargs, kw, TL_REDUCE_NANMEAN, true);
+}
+
 /* ---- argmax, argmin ------------------------------------------------------------- */
 
 static PyObject *do_arg(tl_mstate *st, int op, PyObject *self, PyObject *dim,
@@ -562,5 +576,13 @@ PyMethodDef tl_reduce_functions[] = {
     {"std", CF(f_std), FASTKW,
      "std(input, dim=None, unbiased=None, keepdim=False, *, "
      "correction=None, out=None)\n--\n\nStandard deviation over dim."},
+    {"nansum", CF(f_nansum), FASTKW,
+     "nansum(input, dim=None, keepdim=False, *, dtype=None, out=None)\n--\n\n"
+     "Sum over dim with NaN counted as zero (one pass; complex refused).  "
+     DIMS_DOC},
+    {"nanmean", CF(f_nanmean), FASTKW,
+     "nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None)\n--\n\n"
+     "Mean of the non-NaN elements over dim (NaN where all are NaN; "
+     "floating input only).  " DIMS_DOC},
     {NULL},
 };

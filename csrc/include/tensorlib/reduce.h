@@ -86,6 +86,8 @@ typedef enum tl_reduce_op {
     TL_REDUCE_ARGMIN, /* tl_reduce_arg only */
     TL_REDUCE_VAR,    /* tl_reduce_var only */
     TL_REDUCE_STD,    /* tl_reduce_var only */
+    TL_REDUCE_NANSUM, /* sum with NaN counted as zero (tl_reduce) */
+    TL_REDUCE_NANMEAN, /* mean of the non-NaN elements (tl_reduce) */
     TL_REDUCE_OP_COUNT
 } tl_reduce_op;
 
@@ -100,8 +102,9 @@ TL_API int tl_reduce_from_name(const char *name);
 TL_API int tl_reduce_result_type(int op, tl_dtype a, int dtype,
                                  tl_dtype *out);
 
-/* sum, prod, mean, amax, amin, max, min, any, all over dims.  dtype: a
- * tl_dtype for sum/prod/mean, or -1 (others must pass -1: TL_ERR_TYPE).
+/* sum, prod, mean, amax, amin, max, min, any, all, nansum, nanmean over
+ * dims.  dtype: a tl_dtype for sum/prod/mean/nansum/nanmean, or -1 (others
+ * must pass -1: TL_ERR_TYPE).
  * Returns: new reference, or NULL. */
 TL_API tl_tensor_impl *tl_reduce(int op, tl_tensor_impl *out,
                                  tl_tensor_impl *a, int ndims,

@@ -1,0 +1,400 @@
+"""Reductions and elementwise ops across sizes, side by side with NumPy and
+PyTorch in one process (issue 19).
+
+Two tables:
+  * a size sweep: 10^2 ... 10^7 (powers of 10) and 2^22, 2^24 float32
+    elements, one thread and all threads, for a + b (allocating and out=),
+    a * 2.0, a cast (float32 -> float64), a comparison (a < b), sum, amax,
+    argmax, mean and var;
+  * a reductions table: every reduction over the whole tensor and per dim
+    (innermost, outermost and middle) for float32, float64 and int32 (bool
+    for any/all), one thread.
+
+    python benchmarks/bench_reduce.py            # full run (minutes)
+    python benchmarks/bench_reduce.py --quick    # fewer sizes and repeats
+    python benchmarks/bench_reduce.py --markdown PATH   # also write tables
+    python benchmarks/run.py --reduce            # run.py appends these
+                                                 # tables to RESULTS.md
+
+Timing: each case runs the libraries interleaved, repeat by repeat, with
+the order rotating, each repeat a loop calibrated to last at least
+--min-time seconds; the reported time is the best repeat per call (noise
+only adds time).  Every result is checked against NumPy's before timing.
+Ratios: tensorlib time / other time (below 1.0: tensorlib faster); `best`
+is tensorlib over the faster of the two peers (the issue's target: <= 1.0).
+NumPy is single-threaded: its "all threads" time is its one-thread time.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import tensorlib as tl  # noqa: E402
+
+try:
+    import torch
+except Exception:  # noqa: BLE001 - any import failure: no torch
+    torch = None
+try:
+    from scipy.special import logsumexp as sp_logsumexp
+except Exception:  # noqa: BLE001
+    sp_logsumexp = None
+
+LIBS = ("tl", "np", "torch")
+
+
+def set_threads(k):
+    tl.set_num_threads(k)
+    if torch is not None:
+        torch.set_num_threads(k)
+
+
+def calibrate(fn, min_time):
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time or n >= 1 << 20:
+            return n
+        n *= 2 if dt <= 0 else max(2, min(16, int(min_time / dt) + 1))
+
+
+def time_case(fns, repeats, min_time):
+    """fns: {lib: callable or None}.  Returns {lib: best seconds/call}."""
+    live = {k: f for k, f in fns.items() if f is not None}
+    loops = {k: calibrate(f, min_time) for k, f in live.items()}
+    best = {k: float("inf") for k in live}
+    keys = list(live)
+    for r in range(repeats):
+        order = keys[r % len(keys):] + keys[:r % len(keys)]
+        for k in order:
+            f, n = live[k], loops[k]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            best[k] = min(best[k], (time.perf_counter() - t0) / n)
+    return best
+
+
+def to_np(x):
+    if torch is not None and isinstance(x, torch.Tensor):
+        return x.numpy()
+    if isinstance(x, tl.Tensor):
+        return x.numpy()
+    if isinstance(x, tuple):
+        return tuple(to_np(v) for v in x)
+    return np.asarray(x)
+
+
+def check(fns, ref):
+    """Every library's result against ref (NumPy's, or None to skip)."""
+    if ref is None:
+        return
+    want = to_np(ref)
+    for k, f in fns.items():
+        if f is None or k == "np":
+            continue
+        got = to_np(f())
+        if isinstance(want, tuple):
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(np.asarray(g, np.float64),
+                                           np.asarray(w, np.float64),
+                                           rtol=1e-4, atol=1e-4)
+        else:
+            np.testing.assert_allclose(np.asarray(got, np.float64),
+                                       np.asarray(want, np.float64),
+                                       rtol=1e-4, atol=1e-4)
+
+
+def fmt_t(s):
+    if s == float("inf") or s is None:
+        return "—"
+    for unit, f in (("s", 1), ("ms", 1e3), ("µs", 1e6), ("ns", 1e9)):
+        if s * f >= 1:
+            return f"{s * f:.3g} {unit}"
+    return f"{s * 1e9:.3g} ns"
+
+
+def fmt_r(a, b):
+    if a is None or b is None or b == float("inf") or a == float("inf"):
+        return "—"
+    return f"{a / b:.2f}"
+
+
+# ---- size sweep ----------------------------------------------------------
+
+def sweep_cases(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    A, B = tl.from_numpy(a.copy()), tl.from_numpy(b.copy())
+    C = tl.empty(n)
+    c = np.empty_like(a)
+    cases = {}
+    if torch is not None:
+        ta, tb = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
+        tc = torch.empty(n)
+    else:
+        ta = tb = tc = None
+
+    def T(f):
+        return f if torch is not None else None
+
+    cases["a + b"] = dict(tl=lambda: A + B, np=lambda: a + b,
+                          torch=T(lambda: ta + tb))
+    cases["add out="] = dict(tl=lambda: tl.add(A, B, out=C),
+                             np=lambda: np.add(a, b, out=c),
+                             torch=T(lambda: torch.add(ta, tb, out=tc)))
+    cases["a * 2.0"] = dict(tl=lambda: A * 2.0, np=lambda: a * np.float32(2),
+                            torch=T(lambda: ta * 2.0))
+    cases["f32->f64"] = dict(tl=lambda: A.to(tl.float64),
+                             np=lambda: a.astype(np.float64),
+                             torch=T(lambda: ta.to(torch.float64)))
+    cases["a < b"] = dict(tl=lambda: A < B, np=lambda: a < b,
+                          torch=T(lambda: ta < tb))
+    cases["sum"] = dict(tl=lambda: A.sum(), np=lambda: a.sum(),
+                        torch=T(lambda: ta.sum()))
+    cases["amax"] = dict(tl=lambda: tl.amax(A), np=lambda: a.max(),
+                         torch=T(lambda: torch.amax(ta)))
+    cases["argmax"] = dict(tl=lambda: A.argmax(), np=lambda: a.argmax(),
+                           torch=T(lambda: ta.argmax()))
+    cases["mean"] = dict(tl=lambda: A.mean(), np=lambda: a.mean(),
+                         torch=T(lambda: ta.mean()))
+    cases["var"] = dict(tl=lambda: A.var(), np=lambda: a.var(ddof=1),
+                        torch=T(lambda: ta.var()))
+    return cases
+
+
+def run_sweep(sizes, thread_counts, repeats, min_time, ops=None):
+    rows = []
+    for n in sizes:
+        cases = sweep_cases(n)
+        for name, fns in cases.items():
+            if ops and name not in ops:
+                continue
+            check(fns, fns["np"]())
+            for k in thread_counts:
+                set_threads(k)
+                best = time_case(fns, repeats, min_time)
+                rows.append((name, n, k, best))
+                print_row(f"{name}, n={n}", k, best)
+    return rows
+
+
+def print_row(label, k, best):
+    t, n_, p = (best.get(x) for x in LIBS)
+    peer = min(v for v in (n_, p) if v is not None)
+    print(f"  {label:34s} thr {k}  tl {fmt_t(t):>9s}  np {fmt_t(n_):>9s}  "
+          f"torch {fmt_t(p):>9s}  tl/np {fmt_r(t, n_):>5s}  "
+          f"tl/torch {fmt_r(t, p):>5s}  tl/best {fmt_r(t, peer):>5s}",
+          flush=True)
+
+
+# ---- reductions table ----------------------------------------------------
+
+RED_OPS = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax",
+           "argmin", "var", "std", "any", "all", "count_nonzero", "nansum",
+           "logsumexp"]
+
+
+def red_fns(op, x, X, TX, dim):
+    """(tl, np, torch) callables of op over dim (None: whole tensor)."""
+    ax = dim
+    if op in ("max", "min"):
+        if dim is None:
+            return (lambda: getattr(X, op)(), lambda: getattr(x, op)(),
+                    TX is not None and (lambda: getattr(TX, op)()))
+        return (lambda: getattr(tl, op)(X, dim=dim),
+                lambda: (getattr(x, op)(axis=ax),
+                         getattr(x, "arg" + op)(axis=ax)),
+                TX is not None and (lambda: getattr(torch, op)(TX, dim=dim)))
+    if op in ("var", "std"):
+        kw = {} if dim is None else {"dim": dim}
+        return (lambda: getattr(X, op)(**kw),
+                lambda: getattr(x, op)(axis=ax, ddof=1),
+                TX is not None and (lambda: getattr(TX, op)(**kw)))
+    if op == "logsumexp":
+        d = tuple(range(x.ndim)) if dim is None else dim
+        return (lambda: tl.logsumexp(X, dim=d),
+                sp_logsumexp and (lambda: sp_logsumexp(x, axis=ax)),
+                TX is not None and (lambda: torch.logsumexp(TX, dim=d)))
+    if op == "count_nonzero":
+        kw = {} if dim is None else {"dim": dim}
+        return (lambda: tl.count_nonzero(X, **kw),
+                lambda: np.count_nonzero(x, axis=ax),
+                TX is not None and (lambda: torch.count_nonzero(TX, **kw)))
+    npop = {"amax": "max", "amin": "min"}.get(op, op)
+    kw = {} if dim is None else {"dim": dim}
+    return (lambda: getattr(tl, op)(X, **kw),
+            lambda: getattr(np, npop)(x, axis=ax),
+            TX is not None and (lambda: getattr(torch, op)(TX, **kw)))
+
+
+def red_layouts(quick):
+    n = 1 << (20 if quick else 22)
+    side = 1 << (10 if quick else 11)
+    mid = (64, 256, 64) if quick else (128, 256, 128)
+    return [("whole 1-d", (n,), None), ("innermost", (side, side), 1),
+            ("outermost", (side, side), 0), ("middle", mid, 1)]
+
+
+def run_reductions(quick, repeats, min_time, ops=None):
+    rows = []
+    set_threads(1)
+    rng = np.random.default_rng(0)
+    for layout, shape, dim in red_layouts(quick):
+        base = rng.standard_normal(shape)
+        for fam in ("float32", "float64", "int32"):
+            if fam == "int32":
+                x = rng.integers(-1000, 1000, shape).astype(np.int32)
+            else:
+                x = base.astype(fam)
+            X = tl.from_numpy(x.copy())
+            TX = torch.from_numpy(x.copy()) if torch is not None else None
+            for op in RED_OPS:
+                if ops and op not in ops:
+                    continue
+                if fam == "int32" and op in ("mean", "var", "std",
+                                             "logsumexp", "nansum"):
+                    continue
+                if op in ("any", "all"):
+                    xb = x > 0
+                    Xb = tl.from_numpy(xb.copy())
+                    TXb = torch.from_numpy(xb.copy()) if TX is not None \
+                        else None
+                    f_tl, f_np, f_t = red_fns(op, xb, Xb, TXb, dim)
+                    famname = "bool"
+                    if fam != "float32":
+                        continue
+                else:
+                    f_tl, f_np, f_t = red_fns(op, x, X, TX, dim)
+                    famname = fam
+                if op == "prod":
+                    # values near 1 so the product stays finite
+                    xp = (1 + 1e-3 * base).astype(x.dtype) \
+                        if fam != "int32" else np.ones(shape, np.int32)
+                    Xp = tl.from_numpy(xp.copy())
+                    TXp = torch.from_numpy(xp.copy()) if TX is not None \
+                        else None
+                    f_tl, f_np, f_t = red_fns(op, xp, Xp, TXp, dim)
+                fns = {"tl": f_tl, "np": f_np or None, "torch": f_t or None}
+                try:
+                    check(fns, fns["np"]() if fns["np"] else None)
+                except AssertionError as e:
+                    print(f"  MISMATCH {op} {famname} {layout}: {e}")
+                    continue
+                best = time_case(fns, repeats, min_time)
+                rows.append((op, famname, layout, shape, dim, best))
+                print_row(f"{op} {famname} {layout}", 1, best)
+    return rows
+
+
+# ---- markdown ------------------------------------------------------------
+
+def md_sweep(rows):
+    out = ["| op | n | threads | tensorlib | NumPy | torch | tl/np | "
+           "tl/torch | tl/best |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, n, k, best in rows:
+        t, a, b = best.get("tl"), best.get("np"), best.get("torch")
+        peer = min(v for v in (a, b) if v is not None)
+        out.append(f"| {name} | {n} | {k} | {fmt_t(t)} | {fmt_t(a)} | "
+                   f"{fmt_t(b)} | {fmt_r(t, a)} | {fmt_r(t, b)} | "
+                   f"{fmt_r(t, peer)} |")
+    return "\n".join(out)
+
+
+def md_red(rows):
+    out = ["| op | dtype | layout | shape, dim | tensorlib | NumPy | torch "
+           "| tl/np | tl/torch | tl/best |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for op, fam, layout, shape, dim, best in rows:
+        t, a, b = best.get("tl"), best.get("np"), best.get("torch")
+        peers = [v for v in (a, b) if v is not None]
+        peer = min(peers) if peers else None
+        out.append(f"| {op} | {fam} | {layout} | {shape}, {dim} | "
+                   f"{fmt_t(t)} | {fmt_t(a)} | {fmt_t(b)} | {fmt_r(t, a)} | "
+                   f"{fmt_r(t, b)} | {fmt_r(t, peer)} |")
+    return "\n".join(out)
+
+
+def markdown(sweep, red, args):
+    cores = os.cpu_count()
+    load = open("/proc/loadavg").read().split()[:3] \
+        if os.path.exists("/proc/loadavg") else ["?"]
+    head = [
+        "## Reductions and sizes (benchmarks/bench_reduce.py)", "",
+        f"- Command: `python benchmarks/bench_reduce.py"
+        f"{' --quick' if args.quick else ''}`; {args.repeats} interleaved "
+        f"repeats, best of, each at least {args.min_time} s; load average "
+        f"at the end {' '.join(load)} on {cores} cores.",
+        f"- NumPy {np.__version__}; torch "
+        f"{torch.__version__ if torch is not None else 'absent'}; "
+        f"logsumexp's NumPy column is scipy.special.logsumexp.",
+        "- tl/best: tensorlib over the faster of NumPy and torch "
+        "(target: at most 1.0).", ""]
+    parts = head
+    if sweep:
+        parts += ["### Size sweep (float32)", "", md_sweep(sweep), ""]
+    if red:
+        parts += ["### Reductions (one thread)", "", md_red(red), ""]
+    return "\n".join(parts)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="sizes up to 10^6 and 2^22, 3 repeats, smaller "
+                        "reduction shapes")
+    p.add_argument("--repeats", type=int, default=None)
+    p.add_argument("--min-time", type=float, default=0.002)
+    p.add_argument("--only", choices=("sweep", "reductions"), default=None)
+    p.add_argument("--ops", default="",
+                   help="comma-separated op names to run (default all)")
+    p.add_argument("--markdown", metavar="PATH",
+                   help="write the tables as markdown to PATH ('-': stdout)")
+    args = p.parse_args(argv)
+    if args.repeats is None:
+        args.repeats = 3 if args.quick else 7
+    ops = [s for s in args.ops.split(",") if s]
+    cores = os.cpu_count() or 1
+    threads = sorted({1, cores})
+    if args.quick:
+        sizes = [10 ** 2, 10 ** 4, 10 ** 6, 1 << 22]
+    else:
+        sizes = [10 ** k for k in range(2, 8)] + [1 << 22, 1 << 24]
+    old = tl.get_num_threads()
+    sweep = red = []
+    try:
+        if args.only in (None, "sweep"):
+            print("# size sweep", flush=True)
+            sweep = run_sweep(sizes, threads, args.repeats, args.min_time,
+                              ops)
+        if args.only in (None, "reductions"):
+            print("# reductions", flush=True)
+            red = run_reductions(args.quick, args.repeats, args.min_time,
+                                 ops)
+    finally:
+        tl.set_num_threads(old)
+    md = markdown(sweep, red, args)
+    if args.markdown == "-":
+        print(md)
+    elif args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(md + "\n")
+        print(f"wrote {args.markdown}")
+    return md
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,342 @@
+"""Edge cases of the vector reduction kernels (csrc/core/reduce_kernels.c,
+Note [Vector extrema], the float64-lane prod and var passes) and the float32
+sum's accuracy against a float64 reference.
+
+The vector kernels take contiguous runs in 32-byte vectors, four at a time,
+with scalar tails, argmax/argmin in blocks of 1024 and max/min cols in
+groups of 8 rows: the lengths below straddle every one of those
+boundaries, a NaN is placed in every lane position, integer extremes sit at
+every position, and signed zeros, empty dims and non-contiguous views are
+covered.  Values against NumPy (exact for extrema and indices)."""
+import numpy as np
+import pytest
+
+import tensorlib as tl
+
+# Lengths around the lane counts (4..32 per vector, x4 unrolled), the
+# argmax block (1024) and the reduction chunk (32768).
+LENGTHS = [1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1023,
+           1024, 1025, 2049, 32767, 32769]
+INT_TYPES = [np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32,
+             np.int64, np.uint64]
+
+
+def t(a):
+    return tl.from_numpy(np.ascontiguousarray(a))
+
+
+def val(x):
+    return x.numpy() if hasattr(x, "numpy") else x
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 7, 33, 64, 65, 129, 1025, 2049])
+def test_nan_every_position(dt, n):
+    rng = np.random.default_rng(n)
+    base = rng.standard_normal(n).astype(dt)
+    # every position for short runs; a spread of positions for long ones
+    positions = range(n) if n <= 129 else sorted(
+        set([0, 1, 31, 32, 63, 64, 1023, 1024, n - 1]) & set(range(n)))
+    for pos in positions:
+        a = base.copy()
+        a[pos] = np.nan
+        x = t(a)
+        for f in ("amax", "amin"):
+            assert np.isnan(float(getattr(tl, f)(x).item())), (f, n, pos)
+        assert int(x.argmax().item()) == pos
+        assert int(x.argmin().item()) == pos
+        # two NaNs: the first one wins
+        if pos + 1 < n:
+            a[n - 1] = np.nan
+            assert int(t(a).argmax().item()) == pos
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64] + INT_TYPES)
+@pytest.mark.parametrize("n", LENGTHS)
+def test_extrema_lengths(dt, n):
+    rng = np.random.default_rng(1000 + n)
+    if np.issubdtype(dt, np.integer):
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    else:
+        a = rng.standard_normal(n).astype(dt)
+    x = t(a)
+    assert val(tl.amax(x)) == a.max()
+    assert val(tl.amin(x)) == a.min()
+    assert int(x.argmax().item()) == int(a.argmax())
+    assert int(x.argmin().item()) == int(a.argmin())
+
+
+@pytest.mark.parametrize("dt", INT_TYPES)
+def test_int_extremes_every_position(dt):
+    info = np.iinfo(dt)
+    n = 70
+    for pos in range(n):
+        a = np.zeros(n, dtype=dt)
+        a[pos] = info.max
+        x = t(a)
+        assert val(tl.amax(x)) == info.max
+        assert int(x.argmax().item()) == pos
+        a[pos] = info.min
+        x = t(a)
+        assert val(tl.amin(x)) == info.min
+        expect = pos if info.min < 0 else 0
+        assert int(x.argmin().item()) == expect
+    # ties keep the first index, also across argmax blocks
+    a = np.full(3000, info.max, dtype=dt)
+    assert int(t(a).argmax().item()) == 0
+    a[:1500] = 0
+    assert int(t(a).argmax().item()) == 1500
+
+
+def test_signed_zero_ties():
+    a = np.array([-0.0, 0.0] * 40, dtype=np.float32)
+    x = t(a)
+    assert int(x.argmax().item()) == 0
+    assert int(x.argmin().item()) == 0
+    b = a[::-1].copy()
+    assert int(t(b).argmax().item()) == 0
+    assert float(tl.amax(x).item()) == 0.0
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.uint8])
+@pytest.mark.parametrize("rows", [1, 7, 8, 9, 17, 64])
+def test_cols_outer_dim(dt, rows):
+    rng = np.random.default_rng(rows)
+    cols = 531  # a tile tail past the 512 tile and past every lane count
+    if np.issubdtype(dt, np.integer):
+        a = rng.integers(0, 100, (rows, cols)).astype(dt)
+    else:
+        a = rng.standard_normal((rows, cols)).astype(dt)
+        a[rows // 2, 5] = np.nan
+        a[rows - 1, cols - 1] = np.nan
+    x = t(a)
+    with np.errstate(invalid="ignore"):
+        for f, g in (("amax", np.max), ("amin", np.min)):
+            got = getattr(tl, f)(x, dim=0).numpy()
+            np.testing.assert_array_equal(got, g(a, axis=0))
+    if not np.issubdtype(dt, np.integer):
+        np.testing.assert_allclose(x.var(dim=0).numpy(),
+                                   a.astype(np.float64).var(axis=0, ddof=1)
+                                   if rows > 1 else np.full(cols, np.nan),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_noncontiguous_and_empty():
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((40, 300)).astype(np.float32)
+    x = t(a)
+    for view, ref in ((x.t(), a.T), (x[:, ::3], a[:, ::3]),
+                      (tl.flip(x, [1]), a[:, ::-1])):
+        for d in (0, 1):
+            np.testing.assert_array_equal(tl.amax(view, dim=d).numpy(),
+                                          ref.max(axis=d))
+            np.testing.assert_array_equal(view.argmin(dim=d).numpy(),
+                                          ref.argmin(axis=d))
+            np.testing.assert_allclose(
+                (1 + 0.01 * view).prod(dim=d).numpy(),
+                (1 + 0.01 * ref.astype(np.float64)).prod(axis=d), rtol=1e-5)
+    e = t(np.zeros((0, 5), np.float32))
+    assert tl.amax(e, dim=1).shape == (0,)
+    assert e.prod(dim=0).numpy().tolist() == [1.0] * 5
+    with pytest.raises(Exception):
+        tl.amax(e, dim=0)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 100, 4099])
+def test_prod_lanes(dt, n):
+    rng = np.random.default_rng(n)
+    a = (1 + 0.01 * rng.standard_normal(n)).astype(dt)
+    got = float(t(a).prod().item())
+    ref = float(np.prod(a.astype(np.float64)))
+    assert got == pytest.approx(ref, rel=1e-6 if dt == np.float32 else 1e-12)
+    if n < 2:
+        return
+    b = a.copy()
+    b[n - 1] = np.inf
+    b[0] = 0
+    assert np.isnan(float(t(b).prod().item()))
+    b[0] = np.nan
+    assert np.isnan(float(t(b).prod().item()))
+
+
+@pytest.mark.parametrize("n", [4, 17, 1000, 100003])
+def test_var_f32_lanes(n):
+    rng = np.random.default_rng(n)
+    a = (1000 + rng.standard_normal(n)).astype(np.float32)
+    ref = a.astype(np.float64).var(ddof=1)
+    assert float(t(a).var().item()) == pytest.approx(ref, rel=2e-6)
+    m = a[: (n // 2) * 2].reshape(2, -1)
+    np.testing.assert_allclose(t(m).var(dim=1).numpy(),
+                               m.astype(np.float64).var(axis=1, ddof=1),
+                               rtol=2e-6)
+
+
+@pytest.mark.parametrize("n", [10 ** 4, 10 ** 6 + 7])
+@pytest.mark.parametrize("kind", ["normal", "positive", "wide"])
+def test_sum_f32_accuracy_vs_numpy(n, kind):
+    """float32 sums at least as accurate as NumPy's pairwise float32 sum,
+    measured against a float64 reference (inner dims and outer dims)."""
+    rng = np.random.default_rng(n)
+    if kind == "normal":
+        a = rng.standard_normal(n).astype(np.float32)
+    elif kind == "positive":
+        a = rng.random(n).astype(np.float32)
+    else:
+        a = (rng.standard_normal(n) *
+             np.exp(rng.uniform(-20, 20, n))).astype(np.float32)
+    ref = np.sum(a.astype(np.float64))
+    ours = float(t(a).sum().item())
+    theirs = float(np.sum(a))
+    err_ours = abs(ours - ref)
+    err_np = abs(theirs - ref)
+    ulp = np.spacing(np.float32(abs(ref)))
+    assert err_ours <= max(err_np, ulp), (err_ours, err_np, ulp)
+    assert float(t(a).mean().item()) == pytest.approx(
+        ref / n, rel=2 ** -22, abs=float(ulp) / n)
+    # outer dim: columns of a (rows, 8) matrix
+    rows = n // 8
+    m = a[: rows * 8].reshape(rows, 8)
+    ref0 = m.astype(np.float64).sum(axis=0)
+    e_ours = np.abs(t(m).sum(dim=0).numpy().astype(np.float64) - ref0)
+    e_np = np.abs(m.sum(axis=0).astype(np.float64) - ref0)
+    assert np.all(e_ours <= np.maximum(e_np, np.spacing(
+        np.abs(ref0).astype(np.float32)))), (e_ours, e_np)
+
+
+def test_thread_count_independent():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(300001).astype(np.float32)
+    x = t(a)
+    old = tl.get_num_threads()
+    try:
+        res = []
+        for k in (1, 2, 3):
+            tl.set_num_threads(k)
+            res.append([val(f()).tobytes() if hasattr(val(f()), "tobytes")
+                        else val(f()) for f in
+                        (lambda: x.sum(), lambda: x.prod(), lambda: x.var(),
+                         lambda: tl.amax(x), lambda: x.argmax())])
+        assert res[0] == res[1] == res[2]
+    finally:
+        tl.set_num_threads(old)
+
+
+# ---- nansum / nanmean (one C pass, TL_RF_NANSUM) ---------------------------
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("shape,dim", [((1000,), None), ((37, 70), 1),
+                                       ((37, 70), 0), ((5, 6, 7), (0, 2)),
+                                       ((600, 3), 0), ((0, 4), 1)])
+def test_nansum_nanmean_values(dt, shape, dim):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype(dt)
+    a[rng.random(shape) < 0.2] = np.nan
+    if a.ndim == 2 and a.shape[0] > 3:
+        a[3, :] = np.nan  # a row entirely NaN
+    x = t(a)
+    ax = dim
+    a64 = a.astype(np.float64)
+    rtol = 1e-2 if dt == np.float16 else 1e-5
+    with np.errstate(invalid="ignore", divide="ignore"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want_sum = np.nansum(a64, axis=ax)
+            want_mean = np.nanmean(a64, axis=ax)
+    np.testing.assert_allclose(tl.nansum(x, dim=dim).numpy().astype(
+        np.float64), want_sum, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(tl.nanmean(x, dim=dim).numpy().astype(
+        np.float64), want_mean, rtol=rtol, atol=rtol)
+    assert tl.nansum(x, dim=dim).dtype == x.dtype
+    got = x.nanmean(dim=dim, keepdim=True)
+    assert got.ndim == (x.ndim if dim is not None else x.ndim)
+
+
+def test_nansum_nanmean_rules(torch):
+    a = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]], np.float32)
+    x, ta = t(a), torch.from_numpy(a)
+    for f in ("nansum", "nanmean"):
+        for kw in ({}, {"dim": 1}, {"dim": 0, "keepdim": True},
+                   {"dtype": tl.float64}):
+            tkw = dict(kw)
+            if "dtype" in tkw:
+                tkw["dtype"] = torch.float64
+            want = getattr(torch, f)(ta, **tkw)
+            got = getattr(tl, f)(x, **kw)
+            assert str(got.dtype).split(".")[-1] == \
+                str(want.dtype).split(".")[-1]
+            np.testing.assert_allclose(got.numpy(), want.numpy(),
+                                       equal_nan=True)
+    i = np.array([[1, 2], [3, 4]], np.int32)
+    assert tl.nansum(t(i)).dtype == tl.int64
+    assert int(tl.nansum(t(i)).item()) == int(torch.nansum(
+        torch.from_numpy(i)))
+    with pytest.raises(TypeError):
+        tl.nanmean(t(i))
+    with pytest.raises(TypeError):
+        tl.nansum(t(np.ones(3, np.complex64)))
+    out = tl.empty(2)
+    r = tl.nansum(x, dim=1, out=out)
+    assert r.data_ptr() == out.data_ptr()
+    np.testing.assert_array_equal(out.numpy(), [4.0, 0.0])
+    # infinities are values, NaN skipped
+    b = np.array([np.inf, np.nan, 1.0], np.float64)
+    assert float(tl.nansum(t(b)).item()) == np.inf
+    assert np.isnan(float(tl.nansum(t(np.array([np.inf, -np.inf]))).item()))
+    # whole-tensor nanmean of an empty tensor: NaN; nansum: 0
+    e = t(np.zeros(0, np.float32))
+    assert np.isnan(float(tl.nanmean(e).item()))
+    assert float(tl.nansum(e).item()) == 0.0
+
+
+def test_nansum_long_accuracy():
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(300001).astype(np.float32)
+    a[::7] = np.nan
+    ref = np.nansum(a.astype(np.float64))
+    got = float(tl.nansum(t(a)).item())
+    assert abs(got - ref) <= max(abs(float(np.nansum(a)) - ref),
+                                 float(np.spacing(np.float32(abs(ref)))))
+    cnt = np.count_nonzero(~np.isnan(a))
+    assert float(tl.nanmean(t(a)).item()) == pytest.approx(ref / cnt,
+                                                           rel=1e-6)
+
+
+def test_reduce_vector_leak_loop():
+    """The new kernels and nansum/nanmean (incl. their error paths) keep
+    allocator stats and refcounts flat."""
+    import gc
+    import sys
+    rng = np.random.default_rng(5)
+    a = t(rng.standard_normal((64, 130)).astype(np.float32))
+    i = t(rng.integers(-9, 9, 3000).astype(np.int32))
+    z = t(np.ones(4, np.complex64))
+    out = tl.empty(64)
+
+    def one_round():
+        tl.amax(a), tl.amin(a, dim=0), a.argmax(), a.argmin(dim=1)
+        a.prod(dim=1), a.var(dim=0), a.std(), tl.amax(i), i.argmin()
+        tl.nansum(a, dim=1, out=out), tl.nanmean(a, dim=(0, 1))
+        tl.nansum(i), a.nansum(keepdim=True)
+        for f, x in ((tl.nansum, z), (tl.nanmean, i)):
+            try:
+                f(x)
+            except TypeError:
+                pass
+
+    for _ in range(10):
+        one_round()
+    gc.collect()
+    watched = [a, i, z, out]
+    refs = [sys.getrefcount(o) for o in watched]
+    stats = tl.memory_stats()
+    for _ in range(200):
+        one_round()
+    gc.collect()
+    after = tl.memory_stats()
+    assert [sys.getrefcount(o) for o in watched] == refs
+    assert after["active_bytes"] == stats["active_bytes"]
+    assert after["alloc_count"] - stats["alloc_count"] == \
+        after["free_count"] - stats["free_count"]
