@@ -876,6 +876,32 @@ TL_HD uint8_t tl_sm_fmax_b(uint8_t a, uint8_t b) { return a | b; }
 TL_HD uint8_t tl_sm_fmin_b(uint8_t a, uint8_t b) { return a & b; }
 TL_HD uint8_t tl_sm_heaviside_b(uint8_t a, uint8_t b) { return a ? 1 : b; }
 
+/* float_power (result rule DOUBLE): only the float64 and complex128
+ * functions run (the op computes in them); the float32/complex64 ones
+ * exist because the set names the class.  Complex: NumPy's cpow, the
+ * exact cases of tl_sm_cpow_exact, else exp(b log a). */
+TL_HD float tl_sm_float_power_f32(float a, float b) { return powf(a, b); }
+TL_SM_OVL2(float_power, f32, float, float)
+TL_HD double tl_sm_float_power_f64(double a, double b) { return pow(a, b); }
+TL_SM_OVL2(float_power, f64, double, double)
+#define TL_SM_DEF_FLOAT_POWER_C(N, CT, R, SFX)                              \
+    TL_HD CT tl_sm_float_power_##N(CT a, CT b)                              \
+    {                                                                       \
+        CT r;                                                               \
+        if (tl_sm_cpow_exact_##N(a, b, &r)) {                               \
+            return r;                                                       \
+        }                                                                   \
+        const R lr = log##SFX(hypot##SFX(a.re, a.im));                      \
+        const R li = atan2##SFX(a.im, a.re);                                \
+        const R wr = b.re * lr - b.im * li, wi = b.re * li + b.im * lr;     \
+        const R e = exp##SFX(wr);                                           \
+        return tl_sm_cmake_##N(e * cos##SFX(wi), e * sin##SFX(wi));         \
+    }                                                                       \
+    TL_SM_OVL2(float_power, N, CT, CT)
+TL_SM_DEF_FLOAT_POWER_C(c64, tl_sm_c64, float, f)
+TL_SM_DEF_FLOAT_POWER_C(c128, tl_sm_c128, double, )
+#undef TL_SM_DEF_FLOAT_POWER_C
+
 #ifdef __cplusplus
 TL_HD int tl_sm_cpow_exact(tl_sm_c64 a, tl_sm_c64 b, tl_sm_c64 *r)
 {
