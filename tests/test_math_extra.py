@@ -496,3 +496,92 @@ def test_leak_loop_flat():
     assert after["active_bytes"] == stats["active_bytes"]
     assert after["alloc_count"] - stats["alloc_count"] == \
         after["free_count"] - stats["free_count"]
+
+
+# ---- complex inverse trigonometric and hyperbolic functions ---------------
+
+CINV = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+        "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
+
+
+def _cinv_points(rng, n):
+    """Random points over many magnitudes, both sides of every branch cut
+    (the real axis beyond +-1, the imaginary axis beyond +-i, with +0 and
+    -0), and near the branch points."""
+    mag = np.exp(rng.uniform(-40, 40, n))
+    z = rng.standard_normal(n) * mag + 1j * rng.standard_normal(n) * \
+        np.exp(rng.uniform(-40, 40, n))
+    re = rng.uniform(-5, 5, 40)
+    cuts = np.concatenate([re + 0j, re - 0j, np.array(re) * 1j,
+                           -0.0 + re * 1j, 1 + 1e-9 * re * 1j,
+                           -1 - 1e-9 * re * 1j, re * 1e-12 + 1j])
+    # complex() keeps the signs of zero that arithmetic would lose
+    cuts = np.array([complex(c.real, c.imag) for c in cuts] +
+                    [complex(r, -0.0) for r in re] +
+                    [complex(-0.0, r) for r in re])
+    return np.concatenate([z, cuts])
+
+
+def _close_or_same(g, w, rtol):
+    """Componentwise: both NaN, or equal with the same sign (zeros and
+    infinities), or within rtol of |w| (the error norm of a complex
+    result)."""
+    def part(a, b):
+        return (np.isnan(a) & np.isnan(b)) | \
+            ((a == b) & (np.signbit(a) == np.signbit(b))) | \
+            (np.abs(a - b) <= rtol * np.abs(w))
+    return part(g.real, w.real) & part(g.imag, w.imag)
+
+
+@pytest.mark.parametrize("op", list(CINV))
+@pytest.mark.parametrize("d", COMPLEX)
+def test_complex_inverse_functions_vs_numpy(op, d):
+    rng = rng_for("cinv", op, str(d))
+    nd = NP[d]
+    with np.errstate(all="ignore"):
+        z = _cinv_points(rng, 400).astype(nd)
+        w = CINV[op](z.astype(np.complex128))
+    g = to_np(getattr(tl, op)(tl.tensor(z)))
+    assert g.dtype == nd
+    # complex128: a few ulp; complex64: computed in double, rounded once
+    rtol = 4e-15 if d == tl.complex128 else 2.0 ** -23
+    with np.errstate(all="ignore"):
+        ok = _close_or_same(g.astype(np.complex128),
+                            w.astype(nd).astype(np.complex128), rtol)
+    bad = np.nonzero(~ok)[0][:5]
+    assert ok.all(), [(z[i], g[i], w[i]) for i in bad]
+    # the signs of every component agree with NumPy's (branch cuts)
+    wn = w.astype(nd)
+    finite = np.isfinite(wn)
+    assert (np.signbit(g.real) == np.signbit(wn.real))[finite].all()
+    assert (np.signbit(g.imag) == np.signbit(wn.imag))[finite].all()
+
+
+@pytest.mark.parametrize("op", list(CINV))
+def test_complex_inverse_special_values(op):
+    v = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, INF, -INF, NAN, 1e-310, 1e300]
+    z = np.array([complex(a, b) for a in v for b in v])
+    with np.errstate(all="ignore"):
+        w = CINV[op](z)
+    g = to_np(getattr(tl, op)(tl.tensor(z)))
+    ok = _close_or_same(g, w, 4e-16)
+    bad = np.nonzero(~ok)[0][:5]
+    assert ok.all(), [(z[i], g[i], w[i]) for i in bad]
+
+
+@pytest.mark.parametrize("op", list(CINV))
+def test_complex_inverse_layouts_inplace_out(op):
+    rng = rng_for("cinv_layout", op)
+    z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)))
+    w = CINV[op](z)
+    for layout in LAYOUTS:
+        t = view_as(z, tl.complex128, layout, rng)
+        check(getattr(tl, op)(t), w, tl.complex128, exact=False,
+              rtol=4e-15, atol=4e-15)
+    t = tl.tensor(z)
+    assert getattr(t, op + "_")() is t
+    check(t, w, tl.complex128, exact=False, rtol=4e-15, atol=4e-15)
+    out = tl.empty(3, 4, dtype=tl.complex128)
+    assert getattr(tl, op)(tl.tensor(z), out=out) is out
+    with pytest.raises(TypeError):
+        getattr(tl, op)(tl.tensor(z), out=tl.empty(3, 4))

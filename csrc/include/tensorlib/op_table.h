@@ -176,21 +176,21 @@
       "Where input is neither NaN nor infinite, as bool.")                  \
     X(EXP2, exp2, exp2, FC, FLOAT, SM, IP, 0, "",                           \
       "2 ** input; integers give float32.")                                 \
-    X(ASIN, asin, asin, F, FLOAT, SM, IP, 0, "",                            \
+    X(ASIN, asin, asin, FC, FLOAT, SM, IP, 0, "",                           \
       "Inverse sine (radians); integers give float32.")                     \
-    X(ACOS, acos, acos, F, FLOAT, SM, IP, 0, "",                            \
+    X(ACOS, acos, acos, FC, FLOAT, SM, IP, 0, "",                           \
       "Inverse cosine (radians); integers give float32.")                   \
-    X(ATAN, atan, atan, F, FLOAT, SM, IP, 0, "",                            \
+    X(ATAN, atan, atan, FC, FLOAT, SM, IP, 0, "",                           \
       "Inverse tangent (radians); integers give float32.")                  \
     X(SINH, sinh, sinh, F, FLOAT, SM, IP, 0, "",                            \
       "Hyperbolic sine; integers give float32.")                            \
     X(COSH, cosh, cosh, F, FLOAT, SM, IP, 0, "",                            \
       "Hyperbolic cosine; integers give float32.")                          \
-    X(ASINH, asinh, asinh, F, FLOAT, SM, IP, 0, "",                         \
+    X(ASINH, asinh, asinh, FC, FLOAT, SM, IP, 0, "",                        \
       "Inverse hyperbolic sine; integers give float32.")                    \
-    X(ACOSH, acosh, acosh, F, FLOAT, SM, IP, 0, "",                         \
+    X(ACOSH, acosh, acosh, FC, FLOAT, SM, IP, 0, "",                        \
       "Inverse hyperbolic cosine; integers give float32.")                  \
-    X(ATANH, atanh, atanh, F, FLOAT, SM, IP, 0, "",                         \
+    X(ATANH, atanh, atanh, FC, FLOAT, SM, IP, 0, "",                        \
       "Inverse hyperbolic tangent; integers give float32.")                 \
     X(DEG2RAD, deg2rad, deg2rad, F, FLOAT, SM, IP, 0, "",                   \
       "input * pi / 180; integers give float32.")                           \
