@@ -92,3 +92,8 @@ __version__ = "0.1.0"
 from . import return_types  # noqa: E402,F401
 # Files (issue 21): safetensors and .npy/.npz save/load, mmap.
 from .serialization import save, load, load_metadata  # noqa: E402,F401
+# Issue 18: nan_to_num, clamp_min/max, lerp, addcmul, addcdiv, frexp.
+from ._mathops import (  # noqa: E402,F401
+    addcdiv, addcmul, clamp_max, clamp_min, frexp, lerp, nan_to_num)
+from . import _mathops  # noqa: E402
+_mathops._install_methods()

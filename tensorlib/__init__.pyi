@@ -145,6 +145,7 @@ from ._C import (
     exp as exp,
     exp2 as exp2,
     expm1 as expm1,
+    float_power as float_power,
     floor as floor,
     floor_divide as floor_divide,
     fmax as fmax,
@@ -429,6 +430,18 @@ from ._C import (
 )
 from . import _complex as _complex
 from ._complex import angle as angle, positive as positive
+# ---- issue 18: tensorlib/_mathops.py ----------------------------------------
+
+from . import _mathops as _mathops
+from ._mathops import (
+    addcdiv as addcdiv,
+    addcmul as addcmul,
+    clamp_max as clamp_max,
+    clamp_min as clamp_min,
+    frexp as frexp,
+    lerp as lerp,
+    nan_to_num as nan_to_num,
+)
 # ---- files (tensorlib/serialization.py) ---------------------------------------
 
 from . import serialization as serialization

@@ -34,7 +34,8 @@ def test_table_shape():
         assert ids == list(range(len(ids)))  # enum order is table order
     for r in OPS:
         assert r["doc"] and r["doc"].endswith("."), r
-        assert r["result"] in ("same", "float", "bool", "logical", "real")
+        assert r["result"] in ("same", "float", "bool", "logical", "real",
+                               "double")
         assert r["set"], r
 
 
@@ -152,6 +153,8 @@ def _compute_dtype(r, dt):
         return "float32"
     if r["result"] == "logical":
         return "bool"
+    if r["result"] == "double":
+        return "complex128" if "complex" in name else "float64"
     if "bool_as_int64" in r["flags"] and name == "bool":
         return "int64"
     if name in ("float16", "bfloat16"):

@@ -147,6 +147,7 @@
 #define TL_OP_OUT_BOOL(N) uint8_t
 #define TL_OP_OUT_LOGICAL(N) uint8_t
 #define TL_OP_OUT_REAL(N) RT_##N
+#define TL_OP_OUT_DOUBLE(N) T_##N
 #define TL_OP_OUT(res, N) TL_OP_OUT_##res(N)
 
 #define TL_OP_LOOP1_(LOOP, name, N, res, impl)                              \
@@ -182,6 +183,7 @@
 #define TL_OP_SMC_RET_SAME(N, v) tl_k_from_sm_##N(v)
 #define TL_OP_SMC_RET_FLOAT(N, v) tl_k_from_sm_##N(v)
 #define TL_OP_SMC_RET_REAL(N, v) (v)
+#define TL_OP_SMC_RET_DOUBLE(N, v) tl_k_from_sm_##N(v)
 #define TL_OP_SMC_RET_BOOL(N, v) (v)
 #define TL_OP_SMC_RET_LOGICAL(N, v) (v)
 #define TL_OP_SMC_RET(res, N, v) TL_OP_SMC_RET_##res(N, v)

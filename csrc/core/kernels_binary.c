@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "kernels.h"
+#include "vecmath.h"
 
 TL_KERNEL_OPTIMIZE
 
@@ -240,10 +241,48 @@ static const tl_iter_loop2d binary_table[TL_BINARY_OP_COUNT + 1]
                                  ROW_FLOATS(adda) ROW_COMPLEX(adda)},
 };
 
+/* Note [Vectorised transcendental loops] (kernels_unary.c), binary form:
+ * atan2 of contiguous rows runs vecmath.h's loop; a strided or broadcast
+ * row (a stride of 0) runs the table's element loop, whose scalar
+ * function stays the reference (and CUDA's). */
+#define VM_BIN_LOOP(ID, FN, DT, T)                                          \
+    static void vm_##ID##_##DT(char **data, const int64_t *st, int64_t n0,  \
+                               int64_t n1, void *vctx)                      \
+    {                                                                       \
+        const int64_t w = (int64_t)sizeof(T);                               \
+        if (st[0] != w || st[1] != w || st[2] != w) {                       \
+            binary_table[TL_BINARY_##ID][TL_DTYPE_##DT](data, st, n0, n1,   \
+                                                        vctx);              \
+            return;                                                         \
+        }                                                                   \
+        const tl_vm_binary_loop f = tl_vecmath_table(false)->binary         \
+            [FN - TL_VM_NUNARY][tl_vecmath_slot(TL_DTYPE_##DT)];            \
+        char *po = data[0], *pa = data[1], *pb = data[2];                   \
+        for (int64_t j = 0; j < n1; j++) {                                  \
+            f(pa, pb, po, n0);                                              \
+            po += st[3];                                                    \
+            pa += st[4];                                                    \
+            pb += st[5];                                                    \
+        }                                                                   \
+    }
+VM_BIN_LOOP(ATAN2, TL_VM_ATAN2, FLOAT32, float)
+VM_BIN_LOOP(ATAN2, TL_VM_ATAN2, FLOAT64, double)
+#undef VM_BIN_LOOP
+
+/* Loops that replace a table loop; NULL: the table's. */
+static const tl_iter_loop2d binary_fast[TL_BINARY_OP_COUNT]
+                                       [TL_DTYPE_COUNT] = {
+    [TL_BINARY_ATAN2] = {[TL_DTYPE_FLOAT32] = vm_ATAN2_FLOAT32,
+                         [TL_DTYPE_FLOAT64] = vm_ATAN2_FLOAT64},
+};
+
 tl_iter_loop2d tl_binary_kernel_get(int op, int dt)
 {
     if (op < 0 || op > TL_KERNEL_ADD_ALPHA || !tl_dtype_valid(dt)) {
         return NULL;
+    }
+    if (op < TL_BINARY_OP_COUNT && binary_fast[op][dt]) {
+        return binary_fast[op][dt];
     }
     return binary_table[op][dt];
 }

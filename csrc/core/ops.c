@@ -329,6 +329,11 @@ static int row_types(const tl_op_info *row, int dt, const char *operands,
     case TL_OPR_LOGICAL:
         *compute = *result = TL_DTYPE_BOOL;
         break;
+    case TL_OPR_DOUBLE:
+        *compute = *result = tl_dtype_kind_of(dt) == TL_KIND_COMPLEX
+                                 ? TL_DTYPE_COMPLEX128
+                                 : TL_DTYPE_FLOAT64;
+        break;
     case TL_OPR_REAL:
         if (dt == TL_DTYPE_COMPLEX64) {
             *result = TL_DTYPE_FLOAT32;
@@ -572,6 +577,13 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         return NULL;
     }
     if (binary_types(op, a, b, &compute, &result) < 0) {
+        return NULL;
+    }
+    if (row->res == TL_OPR_DOUBLE && out && (int)out->dtype != result) {
+        /* PyTorch's rule for float_power: no cast on the way out. */
+        tl_error(TL_ERR_TYPE, "the output given to %s has dtype %s but the "
+                 "operation's result requires dtype %s", row->name,
+                 dname(out->dtype), dname(result));
         return NULL;
     }
     if ((row->flags & TL_OPF_LOGICAL_COMMON) &&

@@ -876,6 +876,257 @@ TL_HD uint8_t tl_sm_fmax_b(uint8_t a, uint8_t b) { return a | b; }
 TL_HD uint8_t tl_sm_fmin_b(uint8_t a, uint8_t b) { return a & b; }
 TL_HD uint8_t tl_sm_heaviside_b(uint8_t a, uint8_t b) { return a ? 1 : b; }
 
+/* ---- complex inverse trigonometric and hyperbolic functions -----------
+ * asin, acos, atan, asinh, acosh, atanh of complex64/complex128 with the
+ * branch cuts and special values of C99 Annex G (as NumPy).  Finite
+ * arguments take Kahan's formulas ("Branch cuts for complex elementary
+ * functions", 1987), which never square z (no overflow below the largest
+ * double) and get the side of a cut from the sign of a zero through
+ * sqrt(1 - z) and sqrt(1 + z); infinities and NaNs take Annex G's tables
+ * (casinh, cacos, cacosh, catanh; asin(z) = -i asinh(iz), atan(z) =
+ * -i atanh(iz)).  complex64 computes in double and rounds once. */
+#define TL_SM_PI_ 3.14159265358979323846
+/* sqrt of a finite z, principal branch; sqrt(x - 0i) = conj sqrt(x + 0i). */
+TL_HD tl_sm_c128 tl_sm_csqrt_fin_c128(tl_sm_c128 z)
+{
+    double x = z.re, y = z.im, sc = 1;
+    if (x == 0 && y == 0) {
+        return tl_sm_cmake_c128(0, y);
+    }
+    if (fabs(x) > 1e300 || fabs(y) > 1e300) { /* |x| + hypot overflows */
+        x *= 0.25;
+        y *= 0.25;
+        sc = 2;
+    } else if (fabs(x) < 1e-300 && fabs(y) < 1e-300) { /* subnormal bits */
+        x *= 0x1p600;
+        y *= 0x1p600;
+        sc = 0x1p-300;
+    }
+    const double t = sqrt((fabs(x) + hypot(x, y)) * 0.5);
+    if (x >= 0) {
+        return tl_sm_cmake_c128(sc * t, sc * (y / (2 * t)));
+    }
+    return tl_sm_cmake_c128(sc * (fabs(y) / (2 * t)), sc * copysign(t, y));
+}
+/* Annex G casinh on |x| + i|y| (signs restored by the caller); finite
+ * arguments never reach it. */
+TL_HD tl_sm_c128 tl_sm_casinh_special_(double x, double y)
+{
+    const double nan = (double)NAN, inf = (double)INFINITY;
+    if (isnan(x)) {
+        if (isinf(y)) {
+            return tl_sm_cmake_c128(inf, nan);
+        }
+        return tl_sm_cmake_c128(nan, y == 0 ? y : nan);
+    }
+    if (isinf(x)) {
+        if (isnan(y)) {
+            return tl_sm_cmake_c128(inf, nan);
+        }
+        return tl_sm_cmake_c128(inf, isinf(y) ? TL_SM_PI_ / 4 : 0.0);
+    }
+    /* finite x */
+    if (isinf(y)) {
+        return tl_sm_cmake_c128(inf, TL_SM_PI_ / 2);
+    }
+    return tl_sm_cmake_c128(nan, nan); /* y NaN */
+}
+TL_HD tl_sm_c128 tl_sm_asinh_c128(tl_sm_c128 z)
+{
+    const double x = z.re, y = z.im;
+    if (!isfinite(x) || !isfinite(y)) {
+        const tl_sm_c128 r = tl_sm_casinh_special_(fabs(x), fabs(y));
+        return tl_sm_cmake_c128(copysign(r.re, x), copysign(r.im, y));
+    }
+    if (fabs(x) < 1e-9 && fabs(y) < 1e-9) {
+        return z; /* asinh(z) = z - z^3/6 + ...: z to within 2^-59 */
+    }
+    /* asinh(z) = -i asin(iz); asin(w): re = atan2(Re w, Re(s1 s2)),
+     * im = asinh(Im(conj(s1) s2)), s1 = sqrt(1 - w), s2 = sqrt(1 + w). */
+    const tl_sm_c128 w = tl_sm_cmake_c128(-y, x);
+    const tl_sm_c128 s1 = tl_sm_csqrt_fin_c128(tl_sm_cmake_c128(1 - w.re, -w.im));
+    const tl_sm_c128 s2 = tl_sm_csqrt_fin_c128(tl_sm_cmake_c128(1 + w.re, w.im));
+    const double are = atan2(w.re, s1.re * s2.re - s1.im * s2.im);
+    const double aim = asinh(s1.re * s2.im - s1.im * s2.re);
+    return tl_sm_cmake_c128(aim, -are);
+}
+TL_HD tl_sm_c128 tl_sm_asin_c128(tl_sm_c128 z)
+{
+    /* asin(z) = -i asinh(iz) */
+    const tl_sm_c128 r = tl_sm_asinh_c128(tl_sm_cmake_c128(-z.im, z.re));
+    return tl_sm_cmake_c128(r.im, -r.re);
+}
+TL_HD tl_sm_c128 tl_sm_acos_c128(tl_sm_c128 z)
+{
+    const double x = z.re, y = z.im, nan = (double)NAN, inf = (double)INFINITY;
+    if (!isfinite(x) || !isfinite(y)) { /* Annex G cacos */
+        double re, im;
+        if (isnan(x)) {
+            re = nan;
+            im = isinf(y) ? -inf : nan;
+        } else if (isinf(x)) {
+            if (isnan(y)) {
+                re = nan;
+                im = inf; /* sign unspecified */
+            } else if (isinf(y)) {
+                re = x > 0 ? TL_SM_PI_ / 4 : 3 * TL_SM_PI_ / 4;
+                im = -inf;
+            } else {
+                re = x > 0 ? 0.0 : TL_SM_PI_;
+                im = -inf;
+            }
+        } else if (isinf(y)) {
+            re = TL_SM_PI_ / 2;
+            im = -inf;
+        } else { /* finite x, NaN y */
+            re = x == 0 ? TL_SM_PI_ / 2 : nan;
+            im = nan;
+        }
+        /* cacos(conj z) = conj cacos(z) */
+        return tl_sm_cmake_c128(re, signbit(y) ? -im : im);
+    }
+    if (fabs(x) < 1e-9 && fabs(y) < 1e-9) { /* pi/2 - z */
+        return tl_sm_cmake_c128(TL_SM_PI_ / 2 - x, -y);
+    }
+    /* re = 2 atan2(Re s1, Re s2), im = asinh(Im(conj(s2) s1)),
+     * s1 = sqrt(1 - z), s2 = sqrt(1 + z). */
+    const tl_sm_c128 s1 = tl_sm_csqrt_fin_c128(tl_sm_cmake_c128(1 - x, -y));
+    const tl_sm_c128 s2 = tl_sm_csqrt_fin_c128(tl_sm_cmake_c128(1 + x, y));
+    return tl_sm_cmake_c128(2 * atan2(s1.re, s2.re),
+                            asinh(s2.re * s1.im - s2.im * s1.re));
+}
+TL_HD tl_sm_c128 tl_sm_acosh_c128(tl_sm_c128 z)
+{
+    const double x = z.re, y = z.im, nan = (double)NAN, inf = (double)INFINITY;
+    if (!isfinite(x) || !isfinite(y)) { /* Annex G cacosh */
+        double re, im;
+        if (isnan(x)) {
+            re = isinf(y) ? inf : nan;
+            im = nan;
+        } else if (isinf(x)) {
+            re = inf;
+            if (isnan(y)) {
+                im = nan;
+            } else if (isinf(y)) {
+                im = x > 0 ? TL_SM_PI_ / 4 : 3 * TL_SM_PI_ / 4;
+            } else {
+                im = x > 0 ? 0.0 : TL_SM_PI_;
+            }
+        } else if (isinf(y)) {
+            re = inf;
+            im = TL_SM_PI_ / 2;
+        } else if (x == 0) { /* NumPy: acosh(+-0 + NaN i) = NaN + pi/2 i */
+            return tl_sm_cmake_c128(nan, TL_SM_PI_ / 2);
+        } else {
+            re = nan;
+            im = nan;
+        }
+        return tl_sm_cmake_c128(re, signbit(y) ? -im : im);
+    }
+    if (fabs(x) < 1e-9 && fabs(y) < 1e-9) { /* i acos(z), conj-symmetric */
+        return tl_sm_cmake_c128(fabs(y), copysign(TL_SM_PI_ / 2 - x, y));
+    }
+    /* re = asinh(Re(conj(s1) s2)), im = 2 atan2(Im s1, Re s2),
+     * s1 = sqrt(z - 1), s2 = sqrt(z + 1). */
+    const tl_sm_c128 s1 = tl_sm_csqrt_fin_c128(tl_sm_cmake_c128(x - 1, y));
+    const tl_sm_c128 s2 = tl_sm_csqrt_fin_c128(tl_sm_cmake_c128(x + 1, y));
+    return tl_sm_cmake_c128(asinh(s1.re * s2.re + s1.im * s2.im),
+                            2 * atan2(s1.im, s2.re));
+}
+TL_HD tl_sm_c128 tl_sm_atanh_c128(tl_sm_c128 z)
+{
+    const double x = z.re, y = z.im, nan = (double)NAN;
+    const double ax = fabs(x), ay = fabs(y);
+    double re, im;
+    if (!isfinite(x) || !isfinite(y)) { /* Annex G catanh on |x| + i|y| */
+        if (isnan(x)) {
+            re = isinf(y) ? 0.0 : nan;
+            im = isinf(y) ? TL_SM_PI_ / 2 : nan;
+        } else if (isinf(x)) {
+            re = 0.0;
+            im = isnan(y) ? nan : TL_SM_PI_ / 2;
+        } else if (isinf(y)) {
+            re = 0.0;
+            im = TL_SM_PI_ / 2;
+        } else { /* finite x, NaN y */
+            re = x == 0 ? 0.0 : nan;
+            im = nan;
+        }
+    } else if (ax > 1e150 || ay > 1e150) {
+        /* atanh(z) = 1/z + i pi/2 + O(1/z^3): Re(1/z) without squaring */
+        const double s = ax > ay ? ax : ay;
+        const double u = ax / s, v = ay / s;
+        re = (u / (u * u + v * v)) / s;
+        im = TL_SM_PI_ / 2;
+    } else if (ax < 1e-9 && ay < 1e-9) {
+        return z; /* atanh(z) = z + z^3/3 + ... */
+    } else {
+        /* re = log1p(4|x| / ((1 - |x|)^2 + y^2)) / 4,
+         * im = atan2(2|y|, (1 - |x|)(1 + |x|) - y^2) / 2; near z = +-1
+         * the squares would underflow: re = log(4|x|) / 4 - log(h) / 2
+         * with h = hypot(1 - |x|, y). */
+        const double h = hypot(1 - ax, ay);
+        if (h == 0) {
+            re = (double)INFINITY;
+        } else if (h < 1e-100) {
+            re = 0.25 * log(4 * ax) - 0.5 * log(h);
+        } else {
+            re = 0.25 * log1p(4 * ax / ((1 - ax) * (1 - ax) + ay * ay));
+        }
+        im = 0.5 * atan2(2 * ay, (1 - ax) * (1 + ax) - ay * ay);
+    }
+    return tl_sm_cmake_c128(copysign(re, x), copysign(im, y));
+}
+TL_HD tl_sm_c128 tl_sm_atan_c128(tl_sm_c128 z)
+{
+    /* atan(z) = -i atanh(iz) */
+    const tl_sm_c128 r = tl_sm_atanh_c128(tl_sm_cmake_c128(-z.im, z.re));
+    return tl_sm_cmake_c128(r.im, -r.re);
+}
+#define TL_SM_DEF_CINV_C64(NAME)                                            \
+    TL_HD tl_sm_c64 tl_sm_##NAME##_c64(tl_sm_c64 z)                         \
+    {                                                                       \
+        const tl_sm_c128 r =                                                \
+            tl_sm_##NAME##_c128(tl_sm_cmake_c128(z.re, z.im));              \
+        return tl_sm_cmake_c64((float)r.re, (float)r.im);                   \
+    }                                                                       \
+    TL_SM_OVL1(NAME, c128, tl_sm_c128, tl_sm_c128)                          \
+    TL_SM_OVL1(NAME, c64, tl_sm_c64, tl_sm_c64)
+TL_SM_DEF_CINV_C64(asin)
+TL_SM_DEF_CINV_C64(acos)
+TL_SM_DEF_CINV_C64(atan)
+TL_SM_DEF_CINV_C64(asinh)
+TL_SM_DEF_CINV_C64(acosh)
+TL_SM_DEF_CINV_C64(atanh)
+#undef TL_SM_DEF_CINV_C64
+#undef TL_SM_PI_
+
+/* float_power (result rule DOUBLE): only the float64 and complex128
+ * functions run (the op computes in them); the float32/complex64 ones
+ * exist because the set names the class.  Complex: NumPy's cpow, the
+ * exact cases of tl_sm_cpow_exact, else exp(b log a). */
+TL_HD float tl_sm_float_power_f32(float a, float b) { return powf(a, b); }
+TL_SM_OVL2(float_power, f32, float, float)
+TL_HD double tl_sm_float_power_f64(double a, double b) { return pow(a, b); }
+TL_SM_OVL2(float_power, f64, double, double)
+#define TL_SM_DEF_FLOAT_POWER_C(N, CT, R, SFX)                              \
+    TL_HD CT tl_sm_float_power_##N(CT a, CT b)                              \
+    {                                                                       \
+        CT r;                                                               \
+        if (tl_sm_cpow_exact_##N(a, b, &r)) {                               \
+            return r;                                                       \
+        }                                                                   \
+        const R lr = log##SFX(hypot##SFX(a.re, a.im));                      \
+        const R li = atan2##SFX(a.im, a.re);                                \
+        const R wr = b.re * lr - b.im * li, wi = b.re * li + b.im * lr;     \
+        const R e = exp##SFX(wr);                                           \
+        return tl_sm_cmake_##N(e * cos##SFX(wi), e * sin##SFX(wi));         \
+    }                                                                       \
+    TL_SM_OVL2(float_power, N, CT, CT)
+TL_SM_DEF_FLOAT_POWER_C(c64, tl_sm_c64, float, f)
+TL_SM_DEF_FLOAT_POWER_C(c128, tl_sm_c128, double, )
+#undef TL_SM_DEF_FLOAT_POWER_C
+
 #ifdef __cplusplus
 TL_HD int tl_sm_cpow_exact(tl_sm_c64 a, tl_sm_c64 b, tl_sm_c64 *r)
 {

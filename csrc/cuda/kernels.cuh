@@ -902,6 +902,7 @@ TLK_UNARY(op_identity, C, { return a; })
 #define TLK_SM_R_SAME(C) C
 #define TLK_SM_R_FLOAT(C) C
 #define TLK_SM_R_REAL(C) C
+#define TLK_SM_R_DOUBLE(C) C
 #define TLK_SM_R_BOOL(C) b8
 #define TLK_SM_R_LOGICAL(C) b8
 template <class R, class V> TL_HD R sm_ret(V v)

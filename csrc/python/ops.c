@@ -1148,7 +1148,7 @@ static void reacquire_gil(void *token)
 static PyObject *op_row_dict(const char *kind, int op, const tl_op_info *r)
 {
     static const char *const results[] = {"same", "float", "bool",
-                                          "logical", "real"};
+                                          "logical", "real", "double"};
     static const struct {
         unsigned bit;
         const char *name;

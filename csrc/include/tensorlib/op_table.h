@@ -33,7 +33,9 @@
  *         and bool inputs compute in float32 (PyTorch's default dtype),
  *         the rest keep theirs.  BOOL: computed in the (promoted) input
  *         dtype, the result is bool.  LOGICAL: computed and returned in
- *         bool.  REAL: complex gives its real dtype (abs).
+ *         bool.  REAL: complex gives its real dtype (abs).  DOUBLE:
+ *         float64, complex128 for complex inputs (float_power); an out=
+ *         or in-place operand of another dtype is refused.
  *   impl  LOCAL: the element functions name_<N> are written in the kernel
  *         file and the CUDA functor op_<name> in kernels.cuh.  SM: both
  *         come from scalar_math.h's tl_sm_<name>_<N> (one copy).
@@ -80,6 +82,7 @@
 #define TL_OPR_BOOL 2
 #define TL_OPR_LOGICAL 3
 #define TL_OPR_REAL 4
+#define TL_OPR_DOUBLE 5
 
 /* ---- flags ------------------------------------------------------------ */
 
@@ -173,21 +176,21 @@
       "Where input is neither NaN nor infinite, as bool.")                  \
     X(EXP2, exp2, exp2, FC, FLOAT, SM, IP, 0, "",                           \
       "2 ** input; integers give float32.")                                 \
-    X(ASIN, asin, asin, F, FLOAT, SM, IP, 0, "",                            \
+    X(ASIN, asin, asin, FC, FLOAT, SM, IP, 0, "",                           \
       "Inverse sine (radians); integers give float32.")                     \
-    X(ACOS, acos, acos, F, FLOAT, SM, IP, 0, "",                            \
+    X(ACOS, acos, acos, FC, FLOAT, SM, IP, 0, "",                           \
       "Inverse cosine (radians); integers give float32.")                   \
-    X(ATAN, atan, atan, F, FLOAT, SM, IP, 0, "",                            \
+    X(ATAN, atan, atan, FC, FLOAT, SM, IP, 0, "",                           \
       "Inverse tangent (radians); integers give float32.")                  \
     X(SINH, sinh, sinh, F, FLOAT, SM, IP, 0, "",                            \
       "Hyperbolic sine; integers give float32.")                            \
     X(COSH, cosh, cosh, F, FLOAT, SM, IP, 0, "",                            \
       "Hyperbolic cosine; integers give float32.")                          \
-    X(ASINH, asinh, asinh, F, FLOAT, SM, IP, 0, "",                         \
+    X(ASINH, asinh, asinh, FC, FLOAT, SM, IP, 0, "",                        \
       "Inverse hyperbolic sine; integers give float32.")                    \
-    X(ACOSH, acosh, acosh, F, FLOAT, SM, IP, 0, "",                         \
+    X(ACOSH, acosh, acosh, FC, FLOAT, SM, IP, 0, "",                        \
       "Inverse hyperbolic cosine; integers give float32.")                  \
-    X(ATANH, atanh, atanh, F, FLOAT, SM, IP, 0, "",                         \
+    X(ATANH, atanh, atanh, FC, FLOAT, SM, IP, 0, "",                        \
       "Inverse hyperbolic tangent; integers give float32.")                 \
     X(DEG2RAD, deg2rad, deg2rad, F, FLOAT, SM, IP, 0, "",                   \
       "input * pi / 180; integers give float32.")                           \
@@ -321,7 +324,9 @@
       "Elementwise maximum, ignoring a NaN operand.")                       \
     X(FMIN, fmin, fmin, BZF, SAME, SM, IP, 0,                                \
       " (complex numbers have no order)",                                   \
-      "Elementwise minimum, ignoring a NaN operand.")
+      "Elementwise minimum, ignoring a NaN operand.")                       \
+    X(FLOAT_POWER, float_power, float_power, FC, DOUBLE, SM, IP, 0, "",     \
+      "input ** other in float64 (complex128 for complex operands).")
 
 /* Other names tl_op_binary_from_name accepts: X(alias, ID). */
 #define TL_BINARY_ALIASES(X)                                                \
