@@ -1425,9 +1425,12 @@ _CGRID = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL],
                   dtype=np.complex128)
 
 
-def _same_component(got, want):
+def _same_component(got, want, sign_free=False):
     if np.isnan(want):
         return np.isnan(got)
+    if sign_free and (np.isinf(want) or want == 0):
+        # Annex G (and the standard) leave the sign unspecified here.
+        return abs(got) == abs(want)
     if got != want and not (np.isfinite(want) and
                             abs(got - want) <= 1e-12 * max(1.0, abs(want))):
         return False
@@ -1443,9 +1446,14 @@ def test_complex_special_grid(name):
     with np.errstate(all="ignore"):
         want = getattr(np, npn)(_CGRID)
     got = getattr(xp, name)(xp.asarray(_CGRID)).numpy()
+    # Where one component of the answer is NaN, Annex G leaves the sign of
+    # an infinite or zero other component unspecified (e.g. acos(inf+NaNj)
+    # is NaN +- inf j): NumPy and tensorlib may pick differently.
     bad = [(z, g, w) for z, g, w in zip(_CGRID, got, want)
-           if not (_same_component(np.real(g), np.real(w)) and
-                   _same_component(np.imag(g), np.imag(w)))]
+           if not (_same_component(np.real(g), np.real(w),
+                                   np.isnan(np.imag(w))) and
+                   _same_component(np.imag(g), np.imag(w),
+                                   np.isnan(np.real(w))))]
     assert not bad, bad[:5]
 
 
