@@ -89,7 +89,8 @@ asin asinh atan atanh ceil clone conj conj_physical cos cosh deg2rad digamma
 erf erfc erfinv exp exp2 expm1 floor frac isfinite isinf isnan isneginf
 isposinf isreal lgamma log log10 log1p log2 logit neg negative positive
 rad2deg reciprocal relu round rsqrt sgn sigmoid sign signbit sin sinc sinh
-sqrt square tan tanh trunc nonzero argwhere ravel flatten msort""".split()
+sqrt square tan tanh trunc nonzero argwhere ravel flatten msort
+frexp nan_to_num""".split()
 for _n in UNARY:
     _fn_and_method(_n, lambda o, n=_n: getattr(tl, n)(o.x),
                    lambda o, n=_n: getattr(o.x, n)(),
@@ -98,7 +99,7 @@ for _n in UNARY:
 BINARY = """add sub subtract mul multiply div divide true_divide floor_divide
 remainder fmod pow maximum minimum fmax fmin atan2 arctan2 hypot logaddexp
 logaddexp2 xlogy copysign nextafter heaviside eq ne lt le gt ge isclose
-allclose equal logical_and logical_or logical_xor""".split()
+allclose equal logical_and logical_or logical_xor clamp_min clamp_max""".split()
 for _n in BINARY:
     _fn_and_method(_n, lambda o, n=_n: getattr(tl, n)(o.x, o.y),
                    lambda o, n=_n: getattr(o.x, n)(o.y),
@@ -110,6 +111,15 @@ for _n in INT_BINARY:
     _fn_and_method(_n, lambda o, n=_n: getattr(tl, n)(o.i, o.j),
                    lambda o, n=_n: getattr(o.i, n)(o.j),
                    lambda o, n=_n: getattr(o.i, n + "_")(o.j))
+for _n in ("addcmul", "addcdiv"):
+    _fn_and_method(_n, lambda o, n=_n: getattr(tl, n)(o.x, o.y, o.y),
+                   lambda o, n=_n: getattr(o.x, n)(o.y, o.y),
+                   lambda o, n=_n: getattr(o.x, n + "_")(o.y, o.y))
+_fn_and_method("float_power", lambda o: tl.float_power(o.x, o.y),
+               lambda o: o.x.float_power(o.y),
+               lambda o: o.x.double().float_power_(o.y))  # float64 only
+_fn_and_method("lerp", lambda o: tl.lerp(o.x, o.y, 0.25),
+               lambda o: o.x.lerp(o.y, o.y), lambda o: o.x.lerp_(o.y, 0.5))
 _fn_and_method("bitwise_not", lambda o: tl.bitwise_not(o.i),
                lambda o: o.i.bitwise_not(), lambda o: o.i.bitwise_not_())
 _fn_and_method("logical_not", lambda o: tl.logical_not(o.mask),
