@@ -626,11 +626,6 @@ static int int_key_view(tl_tensor_impl *t, PyObject *key,
 
 static PyObject *tensor_getitem(PyObject *self, PyObject *key)
 {
-    tl_mstate *st0 = tl_state_of(self);
-    tl_tensor_impl *iv = NULL;
-    if (int_key_view(tl_py_impl(self), key, &iv)) {
-        return iv ? tl_py_wrap(st0, iv) : tl_py_raise(st0);
-    }
     tl_mstate *st = tl_state_of(self);
     tl_tensor_impl *t = tl_py_impl(self);
     if (PySlice_Check(key) && t->ndim >= 1 && tl_tensor_check_live(t) == 0) {
@@ -647,7 +642,11 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *key)
                                           len);
         return v ? tl_py_wrap(st, v) : tl_py_raise(st);
     }
-    /* Declared after the fast path: zeroing a is a loop over ~1 KiB. */
+    tl_tensor_impl *iv = NULL;
+    if (int_key_view(t, key, &iv)) {
+        return iv ? tl_py_wrap(st, iv) : tl_py_raise(st);
+    }
+    /* Declared after the fast paths: zeroing a is a loop over ~1 KiB. */
     parsed_key k;
     applied_key a = {0};
     PyObject *res = NULL;
