@@ -2,7 +2,7 @@
 
 Each section prints what it does as it goes: creation, views and strides
 (with pictures of the storage), broadcasting, in-place ops and versions,
-NumPy and DLPack interop, memory kinds and statistics, and errors.  The
+NumPy and DLPack interop, memory kinds and statistics, errors, and a\nfew of the ops whole programs use (sorting, joins, math, the array API).  The
 notebook examples/tour.ipynb tells the same story with drawn pictures.
 """
 import numpy as np
@@ -173,6 +173,33 @@ def errors(a):
             show(expr, "{}: {}".format(type(e).__name__, e))
 
 
+def programs():
+    section("Whole programs: everyday ops, math, the array API")
+    x = tl.tensor([[3.0, -1.0, 2.0], [0.5, 4.0, -2.0]])
+    show("tl.sort(x, dim=1).values", tl.sort(x, dim=1).values)
+    show("tl.cat([x, x]).shape", tl.cat([x, x]).shape)
+    show("x.cumsum(1)", x.cumsum(1))
+    show("tl.lerp(x, tl.zeros(2, 3), 0.5)", tl.lerp(x, tl.zeros(2, 3), 0.5))
+    show("tl.float_power(x, 2).dtype", tl.float_power(x, 2).dtype)
+    y = tl.tensor([1.0, float("nan"), 3.0])
+    show("tl.nansum(y), y.amax()", (tl.nansum(y).item(), y.amax().item()))
+    xp = x.__array_namespace__()
+    show("x.__array_namespace__()", xp.__name__)
+    show("xp.max(x, axis=(0, 1))", xp.max(x, axis=(0, 1)))
+    show("np.sin(x) is a Tensor", type(np.sin(x)).__name__)
+    s = tl.arange(8.0)
+    v = s[4:]
+    nbytes = s.untyped_storage().nbytes()
+    s.untyped_storage().resize_(16)
+    try:
+        v.sum()
+    except RuntimeError as e:
+        show("storage shrunk under v: v.sum()",
+             "RuntimeError: " + str(e).split(";")[0])
+    s.untyped_storage().resize_(nbytes)  # within the block: bytes kept
+    show("grown back: v.sum()", v.sum().item())
+
+
 def main():
     print("tensorlib {}: strided tensors over shared storages".format(
         tl.__version__))
@@ -184,6 +211,7 @@ def main():
     interop(m, a)
     memory()
     errors(a)
+    programs()
     print()
     print("Next: examples/tour.ipynb draws these layouts; "
           "tl.explain(t) and tl.memory_report() in any session.")

@@ -16,6 +16,7 @@ SECTIONS = [
     "== NumPy round trip, zero copy",
     "== Memory kinds and allocator statistics",
     "== Errors are clear",
+    "== Whole programs: everyday ops, math, the array API",
 ]
 
 
@@ -62,6 +63,11 @@ def test_tour_runs_and_prints_every_section(tmp_path):
     assert "tl.broadcast_shapes((3, 1), (4,))  tensorlib.Size([3, 4])" in out
     assert "after w.add_(5): v                 [0.0, 5.0, 5.0, 0.0]" in out
     assert "np.from_dlpack(a)[1] = -2 -> a[1]  -2.0" in out
+    for fact in ("tensorlib.Size([4, 3])", "tensorlib.float64", "(4.0, nan)",
+                 "tensorlib.array_api", "np.sin(x) is a Tensor              Tensor",
+                 "needs 32 bytes of its storage, but the storage was shrunk "
+                 "to 16 bytes", "grown back: v.sum()                22.0"):
+        assert fact in out, fact
     for mem in ("memory_kind=...)     Persistent", "workspace_arena",
                 "RuntimeError: this tensor's workspace was reset",
                 "ExecutionPlan workspace_bytes      33792",
