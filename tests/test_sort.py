@@ -85,11 +85,26 @@ def test_sort_matches_torch_nan_zero(torch):
 
 def test_sort_long_row():
     rng = np.random.default_rng(5)
-    for dt in (np.float32, np.float64, np.int64, np.int16, np.uint8):
-        if dt in (np.float32, np.float64):
+    # the long-row split, packed words for 32-bit keys (float32, int32,
+    # uint32), and radix digits from few varying bits up to all 64
+    wide = rng.integers(-(2**63), 2**63 - 1, 300_001, dtype=np.int64)
+    cases = [(dt, None) for dt in (np.float32, np.float64, np.int64,
+                                   np.int32, np.uint32, np.int16, np.uint8)]
+    cases += [(np.int64, wide), (np.float32, "rounded"),
+              (np.int32, "wide32")]
+    for dt, kind in cases:
+        if isinstance(kind, np.ndarray):
+            x = kind
+        elif kind == "rounded":  # many equal keys: stability
+            x = np.round(rng.standard_normal(300_001) * 4).astype(dt)
+            x[3::501] = -0.0
+        elif kind == "wide32":
+            x = rng.integers(-(2**31), 2**31 - 1, 300_001, dtype=np.int32)
+        elif dt in (np.float32, np.float64):
             x = rng.standard_normal(300_001).astype(dt)
             x[::1000] = np.nan
             x[5::777] = 0.0
+            x[7::555] = -0.0
         else:
             x = rng.integers(0, 100, 300_001).astype(dt)
         v, i = tl.sort(tl.tensor(x))
@@ -100,6 +115,25 @@ def test_sort_long_row():
         want = np_stable_argsort(x, 0, True)
         np.testing.assert_array_equal(to_np(idd), want)
         np.testing.assert_array_equal(to_np(vd), x[want])
+        # -0.0 and +0.0 tie: the values keep each element's own sign
+        assert np.array_equal(np.signbit(to_np(vd)), np.signbit(x[want]))
+
+
+def test_sort_rows_wide_digits():
+    # rows long enough for 12-bit digits, several rows (the per-row path)
+    rng = np.random.default_rng(9)
+    for dt in (np.float32, np.int64, np.int32):
+        if dt == np.float32:
+            x = rng.standard_normal((3, 20_006)).astype(dt)
+        else:
+            x = rng.integers(-(2**30), 2**30, (3, 20_006)).astype(dt)
+        x[:, 1::7] = x[:, ::7]  # equal keys (20_006 = 7 * 2858)
+        for desc in (False, True):
+            v, i = tl.sort(tl.tensor(x), 1, descending=desc)
+            want = np_stable_argsort(x, 1, desc)
+            np.testing.assert_array_equal(to_np(i), want)
+            np.testing.assert_array_equal(
+                to_np(v), np.take_along_axis(x, want, 1))
 
 
 def test_sort_out_and_errors(torch):

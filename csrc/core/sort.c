@@ -9,17 +9,25 @@
 #include <string.h>
 
 #include "device_impl.h"
+#include "kernels.h"
 #include "shape.h"
 #include "sortscan_impl.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/view.h"
 
+TL_KERNEL_OPTIMIZE /* the key loops vectorise (any_below, the histograms) */
+
 /* Note [Sort paths]
  * sort: each row's keys and indices are sorted by a stable LSD radix
- * sort (ss_sort_pairs; insertion sort for short rows), then the values
- * gathered by index.  One long row is split first by its top key byte
- * (a stable counting pass, threaded over fixed segments), and the 256
- * buckets are finished independently on the pool.
+ * sort (ss_sort_pairs, Note [Radix digits]; insertion sort for short
+ * rows), then the values gathered by index.  One long row is split first
+ * by its top key bits (a stable counting pass, threaded over fixed
+ * segments; 12 bits for 4- and 8-byte keys, so that a bucket of common
+ * data fits the cache), and the buckets are finished independently on
+ * the pool.
+ * When its keys have 32 bits, the split writes one word (key << 32 |
+ * index) per element and the buckets sort the words: one write stream per
+ * digit value instead of two, which is what bounds the scatter passes.
  * topk: small k runs a bounded max-heap over fixed segments of each row
  * (an element enters only if its (key, index) is below the heap top), and
  * the segments' candidates are sorted; large k sorts the row.
@@ -158,8 +166,12 @@ typedef struct sort_ctx {
     int64_t rows_per_task, nrows;
     /* one long row split by its top byte */
     int64_t nseg;
-    uint32_t *seg_hist; /* nseg * 256 */
-    uint32_t bucket_start[257];
+    int msd;            /* bits of the split: 8 or 12 */
+    int64_t nbk;        /* 1 << msd buckets */
+    uint32_t *seg_hist; /* nseg * nbk */
+    uint64_t *pk, *pt;  /* packed (key << 32 | index) words and scratch,
+                           when the keys have 32 bits (Note [Sort paths]) */
+    uint32_t *bucket_start; /* nbk + 1, then nbk of scratch */
 } sort_ctx;
 
 /* Gathers row r's values and indices from its sorted idx (first m). */
@@ -239,11 +251,25 @@ static void long_hist_task(void *vc, int64_t c)
     const int64_t len = n - j0 < SEG ? n - j0 : SEG;
     ss_make_keys(C->dt, C->R->data + j0 * C->isz, 1, len, C->desc,
                  C->keys + j0 * C->w);
-    uint32_t *h = C->seg_hist + c * 256;
-    memset(h, 0, 256 * sizeof *h);
-    const int sh = 8 * (C->w - 1);
-    for (int64_t j = 0; j < len; j++) {
-        h[(key_at(C->keys, C->w, j0 + j) >> sh) & 0xFF]++;
+    uint32_t *h = C->seg_hist + c * C->nbk;
+    memset(h, 0, (size_t)C->nbk * sizeof *h);
+    const int sh = 8 * C->w - C->msd;
+    const uint64_t bm = (uint64_t)C->nbk - 1;
+    switch (C->w) {
+#define HIST(W, T)                                                          \
+    case W: {                                                               \
+        const T *k = (const T *)C->keys + j0;                               \
+        for (int64_t j = 0; j < len; j++) {                                 \
+            h[((uint64_t)k[j] >> sh) & bm]++;                               \
+        }                                                                   \
+        break;                                                              \
+    }
+        HIST(1, uint8_t)
+        HIST(2, uint16_t)
+        HIST(4, uint32_t)
+        HIST(8, uint64_t)
+#undef HIST
+    default: break;
     }
 }
 
@@ -253,18 +279,38 @@ static void long_scatter_task(void *vc, int64_t c)
     sort_ctx *C = vc;
     const int64_t n = C->R->n, j0 = c * SEG;
     const int64_t len = n - j0 < SEG ? n - j0 : SEG;
-    uint32_t *pos = C->seg_hist + c * 256; /* offsets, from long_sort */
-    const int sh = 8 * (C->w - 1);
-    for (int64_t j = j0; j < j0 + len; j++) {
-        const uint64_t key = key_at(C->keys, C->w, j);
-        const uint32_t p = pos[(key >> sh) & 0xFF]++;
-        switch (C->w) {
-        case 1: ((uint8_t *)C->tmpk)[p] = (uint8_t)key; break;
-        case 2: ((uint16_t *)C->tmpk)[p] = (uint16_t)key; break;
-        case 4: ((uint32_t *)C->tmpk)[p] = (uint32_t)key; break;
-        default: ((uint64_t *)C->tmpk)[p] = key; break;
+    uint32_t *pos = C->seg_hist + c * C->nbk; /* offsets, from long_sort */
+    const int sh = 8 * C->w - C->msd;
+    const uint64_t bm = (uint64_t)C->nbk - 1;
+    uint32_t *ti = C->tmpi;
+    if (C->pk) {
+        const uint32_t *k = (const uint32_t *)C->keys;
+        uint64_t *pk = C->pk;
+        for (int64_t j = j0; j < j0 + len; j++) {
+            const uint32_t key = k[j];
+            pk[pos[key >> sh]++] = (uint64_t)key << 32 | (uint64_t)j;
         }
-        C->tmpi[p] = (uint32_t)j;
+        return;
+    }
+    switch (C->w) {
+#define SCATTER(W, T)                                                       \
+    case W: {                                                               \
+        const T *k = (const T *)C->keys;                                    \
+        T *tk = (T *)C->tmpk;                                               \
+        for (int64_t j = j0; j < j0 + len; j++) {                           \
+            const T key = k[j];                                             \
+            const uint32_t p = pos[((uint64_t)key >> sh) & bm]++;           \
+            tk[p] = key;                                                    \
+            ti[p] = (uint32_t)j;                                            \
+        }                                                                   \
+        break;                                                              \
+    }
+        SCATTER(1, uint8_t)
+        SCATTER(2, uint16_t)
+        SCATTER(4, uint32_t)
+        SCATTER(8, uint64_t)
+#undef SCATTER
+    default: break;
     }
 }
 
@@ -279,7 +325,18 @@ static void long_bucket_task(void *vc, int64_t c)
     const int64_t len = b1 - b0;
     char *k = C->tmpk + (int64_t)b0 * C->w;
     uint32_t *ix = C->tmpi + b0;
-    if (C->w > 1) {
+    if (C->pk) {
+        /* sort the words, then split them into the bucket's slices of
+           keys (free since the scatter) and of the words' scratch */
+        uint64_t *w = C->pk + b0, *t = C->pt + b0;
+        ss_sort_packed(w, len, t);
+        k = C->keys + (int64_t)b0 * 4;
+        ix = (uint32_t *)t;
+        for (int64_t j = 0; j < len; j++) {
+            ((uint32_t *)k)[j] = (uint32_t)(w[j] >> 32);
+            ix[j] = (uint32_t)w[j];
+        }
+    } else if (C->w > 1) {
         ss_sort_pairs(C->w, k, ix, len, C->keys + (int64_t)b0 * C->w,
                       C->idx + b0);
     }
@@ -300,20 +357,34 @@ static void long_sort(sort_ctx *C, tl_tensor_impl *const *pins, int npins)
     const int64_t n = C->R->n;
     C->nseg = (n + SEG - 1) / SEG;
     ss_parallel(C->nseg, n, long_hist_task, C, pins, npins);
-    /* bucket starts, and each segment's first position in each bucket */
-    uint32_t total = 0;
-    for (int b = 0; b < 256; b++) {
-        C->bucket_start[b] = total;
-        for (int64_t s = 0; s < C->nseg; s++) {
-            uint32_t *h = C->seg_hist + s * 256 + b;
-            const uint32_t cnt = *h;
-            *h = total;
-            total += cnt;
+    /* bucket starts, and each segment's first position in each bucket
+       (row by row: the histograms are nseg rows of nbk counts) */
+    uint32_t *bs = C->bucket_start;
+    const int64_t nbk = C->nbk;
+    memset(bs, 0, (size_t)(nbk + 1) * sizeof *bs);
+    for (int64_t s = 0; s < C->nseg; s++) {
+        const uint32_t *h = C->seg_hist + s * nbk;
+        for (int64_t b = 0; b < nbk; b++) {
+            bs[b + 1] += h[b];
         }
     }
-    C->bucket_start[256] = total;
+    for (int64_t b = 0; b < nbk; b++) {
+        bs[b + 1] += bs[b];
+    }
+    /* each segment's first position in bucket b: bs[b] plus the counts
+       of the segments before it */
+    uint32_t *run = bs + nbk + 1;
+    memcpy(run, bs, (size_t)nbk * sizeof *run);
+    for (int64_t s = 0; s < C->nseg; s++) {
+        uint32_t *h = C->seg_hist + s * nbk;
+        for (int64_t b = 0; b < nbk; b++) {
+            const uint32_t cnt = h[b];
+            h[b] = run[b];
+            run[b] += cnt;
+        }
+    }
     ss_parallel(C->nseg, n, long_scatter_task, C, pins, npins);
-    ss_parallel(256, n, long_bucket_task, C, pins, npins);
+    ss_parallel(C->nbk, n, long_bucket_task, C, pins, npins);
 }
 
 /* Sorts every row; outputs the first m of each (vals/ind dim-last). */
@@ -323,25 +394,40 @@ static int run_sort(sort_ctx *C, ss_rows *R, tl_tensor_impl *vt,
     const int64_t numel = R->outer * R->n * R->inner;
     C->nrows = R->outer * R->inner;
     const int64_t kb = SS_ALIGN8(numel * C->w);
-    tl_tensor_impl *s1 = ss_scratch(2 * kb + numel * 8);
+    const bool lng = C->nrows == 1 && R->n >= 4 * SEG && C->m == R->n;
+    const bool packed = lng && C->w == 4;
+    /* pairs: keys, their scratch, indices and theirs; packed: keys, the
+       words and their scratch */
+    tl_tensor_impl *s1 =
+        ss_scratch(packed ? kb + 16 * numel : 2 * kb + numel * 8);
     tl_tensor_impl *s2 = NULL;
     if (!s1) {
         return tl_error_kind();
     }
     char *p = tl_impl_data(s1);
     C->keys = p;
-    C->tmpk = p + kb;
-    C->idx = (uint32_t *)(p + 2 * kb);
-    C->tmpi = C->idx + numel;
+    if (packed) {
+        C->pk = (uint64_t *)(p + kb);
+        C->pt = C->pk + numel;
+    } else {
+        C->tmpk = p + kb;
+        C->idx = (uint32_t *)(p + 2 * kb);
+        C->tmpi = C->idx + numel;
+    }
     tl_tensor_impl *pins[4] = {R->t, s1, vt ? vt : s1, it ? it : s1};
-    if (C->nrows == 1 && R->n >= 4 * SEG && C->m == R->n) {
+    if (lng) {
         const int64_t nseg = (R->n + SEG - 1) / SEG;
-        s2 = ss_scratch(nseg * 256 * (int64_t)sizeof(uint32_t));
+        C->msd = C->w >= 4 ? 12 : 8;
+        C->nbk = (int64_t)1 << C->msd;
+        /* the segments' histograms, the bucket starts, a running copy */
+        s2 = ss_scratch(((nseg + 2) * C->nbk + 1) *
+                        (int64_t)sizeof(uint32_t));
         if (!s2) {
             tl_tensor_decref(s1);
             return tl_error_kind();
         }
         C->seg_hist = (uint32_t *)tl_impl_data(s2);
+        C->bucket_start = C->seg_hist + nseg * C->nbk;
         long_sort(C, pins, 4);
     } else {
         C->rows_per_task = ROW_WORK / (R->n ? R->n : 1) + 1;
@@ -457,6 +543,34 @@ static void sift_down(kp *h, int64_t n, int64_t i)
     }
 }
 
+/* Whether any of keys [j, j + n) (width w) is below thr.  The heap top
+ * rarely moves once the heap is full, so runs of keys are tested without
+ * a branch per key and only a run with a candidate is walked. */
+#define TOPK_RUN 32
+static bool any_below(const void *keys, int w, int64_t j, int64_t n,
+                      uint64_t thr)
+{
+    int m = 0;
+    switch (w) {
+#define ANY(W, T)                                                           \
+    case W: {                                                               \
+        const T *k = (const T *)keys + j;                                   \
+        const T t = (T)thr;                                                 \
+        for (int64_t i = 0; i < n; i++) {                                   \
+            m |= k[i] < t;                                                  \
+        }                                                                   \
+        break;                                                              \
+    }
+        ANY(1, uint8_t)
+        ANY(2, uint16_t)
+        ANY(4, uint32_t)
+        ANY(8, uint64_t)
+#undef ANY
+    default: m = 1; break;
+    }
+    return m != 0;
+}
+
 /* Segment c (row c / nseg): its k smallest (key, index) into cand. */
 static void topk_seg_task(void *vc, int64_t c)
 {
@@ -474,18 +588,26 @@ static void topk_seg_task(void *vc, int64_t c)
         const int64_t bl = j0 + len - b < 256 ? j0 + len - b : 256;
         ss_make_keys(T->S.dt, src + b * R->inner * T->S.isz, R->inner, bl,
                      T->S.desc, kb);
-        for (int64_t j = 0; j < bl; j++) {
-            const kp e = {key_at(kb, w, j), (uint64_t)(b + j)};
-            if (hn < T->k) {
-                h[hn++] = e;
-                if (hn == T->k) {
-                    for (int64_t i = T->k / 2; i-- > 0;) {
-                        sift_down(h, hn, i);
-                    }
+        int64_t j = 0;
+        for (; j < bl && hn < T->k; j++) {
+            h[hn++] = (kp){key_at(kb, w, j), (uint64_t)(b + j)};
+            if (hn == T->k) {
+                for (int64_t i = T->k / 2; i-- > 0;) {
+                    sift_down(h, hn, i);
                 }
-            } else if (e.k < h[0].k) { /* later index: equal keys lose */
-                h[0] = e;
-                sift_down(h, hn, 0);
+            }
+        }
+        for (; j < bl; j += TOPK_RUN) {
+            const int64_t jl = bl - j < TOPK_RUN ? bl - j : TOPK_RUN;
+            if (!any_below(kb, w, j, jl, h[0].k)) {
+                continue;
+            }
+            for (int64_t q = j; q < j + jl; q++) {
+                const kp e = {key_at(kb, w, q), (uint64_t)(b + q)};
+                if (e.k < h[0].k) { /* later index: equal keys lose */
+                    h[0] = e;
+                    sift_down(h, hn, 0);
+                }
             }
         }
     }

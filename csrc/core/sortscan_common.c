@@ -5,12 +5,17 @@
 #include <string.h>
 
 #include "device_impl.h"
+#include "kernels.h"
 #include "parallel.h"
 #include "shape.h"
 #include "sortscan_impl.h"
 #include "tensorlib/iter.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/view.h"
+
+/* The key loops (make, invert, histogram, scatter) are kernels: the
+   vectoriser on, as in the elementwise kernels. */
+TL_KERNEL_OPTIMIZE
 
 int ss_rows_init(ss_rows *R, tl_tensor_impl *a, int64_t dim, tl_dtype dt)
 {
@@ -178,14 +183,25 @@ bool ss_key_is_nan(tl_dtype dt, uint64_t k)
         key_ = (T)(b_ & (T) ~(T)(signbit)) > (T)(expmask) ? (T) ~(T)0 : k_; \
     } while (0)
 
+TL_MULTIVERSION
 void ss_make_keys(tl_dtype dt, const char *src, int64_t stride, int64_t n,
                   bool descending, void *dst)
 {
     const int64_t s = stride * tl_itemsize(dt);
+/* (a contiguous source is its own loop, so that it vectorises) */
 #define LOOP(T, EXPR)                                                       \
     do {                                                                    \
         T *d_ = (T *)dst;                                                   \
         const T flip_ = descending ? (T) ~(T)0 : 0;                         \
+        if (s == (int64_t)sizeof(T)) {                                      \
+            for (int64_t i = 0; i < n; i++) {                               \
+                T key_;                                                     \
+                const char *p_ = src + i * (int64_t)sizeof(T);              \
+                EXPR;                                                       \
+                d_[i] = (T)(key_ ^ flip_);                                  \
+            }                                                               \
+            break;                                                          \
+        }                                                                   \
         for (int64_t i = 0; i < n; i++) {                                   \
             T key_;                                                         \
             const char *p_ = src + i * s;                                   \
@@ -248,6 +264,7 @@ void ss_make_keys(tl_dtype dt, const char *src, int64_t stride, int64_t n,
  * contiguously to dst.  -0 and NaN payloads are not in the key (-0 shares
  * +0's key, every NaN one key): those elements are copied from src at
  * their index instead. */
+TL_MULTIVERSION
 void ss_keys_to_values(tl_dtype dt, const void *keys, int64_t n,
                        bool descending, const char *src, int64_t stride,
                        const uint32_t *idx, char *dst)
@@ -298,9 +315,36 @@ void ss_keys_to_values(tl_dtype dt, const void *keys, int64_t n,
 
 /* ---- stable radix sort of (key, index) pairs ------------------------------- */
 
-#define SMALL_SORT 24
+/* Note [Radix digits]
+ * One read pass finds which key bits differ from the first key's (the OR
+ * of k ^ k[0]); only the span [lo, hi) of those bits is sorted on, in the
+ * fewest passes of at most DIGIT_MAX bits (fewer for shorter runs, whose
+ * histograms would cost more than the passes they save).  A float32
+ * bucket of one long row (its top 12 bits shared) takes two 10-bit passes
+ * instead of three byte passes; int64 keys of small range take one or
+ * two.  A pass
+ * whose digit every key shares is skipped; the passes are LSD, so the sort
+ * is stable. */
 
-#define DEFINE_SORT(W, T)                                                   \
+#define SMALL_SORT 24
+#define DIGIT_MAX 12
+#define DIGIT_SMALL 8
+#define DIGIT_SMALL_N 8192
+#define DIGIT_MID 10
+#define DIGIT_MID_N 2048
+#define HIST_CAP 20480 /* passes * 2^digit, at most: 5 x 4096 or 6 x 2048 */
+
+/* The number of passes and bits per digit for nbits varying bits. */
+static void digit_plan(int nbits, int64_t n, int *passes, int *dbits)
+{
+    const int maxd = n >= DIGIT_SMALL_N ? DIGIT_MAX
+                     : n >= DIGIT_MID_N ? DIGIT_MID
+                                        : DIGIT_SMALL;
+    *passes = (nbits + maxd - 1) / maxd;
+    *dbits = (nbits + *passes - 1) / *passes;
+}
+
+#define DEFINE_INSERTION(W, T)                                              \
     static void insertion_##W(T *k, uint32_t *ix, int64_t n)                \
     {                                                                       \
         for (int64_t i = 1; i < n; i++) {                                   \
@@ -315,49 +359,67 @@ void ss_keys_to_values(tl_dtype dt, const void *keys, int64_t n,
             k[j] = kv;                                                      \
             ix[j] = iv;                                                     \
         }                                                                   \
-    }                                                                       \
-    static void radix_##W(T *k, uint32_t *ix, int64_t n, T *tk,             \
-                          uint32_t *ti)                                     \
+    }
+
+#define DEFINE_RADIX(NAME, T, KEYMASK, PAYLOAD)                             \
+    static void NAME(T *k, uint32_t *ix, int64_t n, T *tk, uint32_t *ti)    \
     {                                                                       \
-        enum { NB = sizeof(T) };                                            \
-        uint32_t hist[NB][256];                                             \
-        memset(hist, 0, sizeof hist);                                       \
+        const T k0 = k[0];                                                  \
+        T diff = 0;                                                         \
         for (int64_t i = 0; i < n; i++) {                                   \
-            const uint64_t v = k[i];                                        \
-            hist[0][v & 0xFF]++;                                            \
-            if (NB > 1) {                                                   \
-                hist[NB > 1 ? 1 : 0][(v >> 8) & 0xFF]++;                    \
+            diff |= (T)((k[i] ^ k0) & (T)(KEYMASK));                        \
+        }                                                                   \
+        if (!diff) {                                                        \
+            return; /* all keys equal: already in stable order */           \
+        }                                                                   \
+        const int lo = __builtin_ctzll((unsigned long long)diff);           \
+        const int hi = 64 - __builtin_clzll((unsigned long long)diff);      \
+        int passes, dbits;                                                  \
+        digit_plan(hi - lo, n, &passes, &dbits);                            \
+        const int nb = 1 << dbits;                                          \
+        const uint64_t mask = (uint64_t)nb - 1;                             \
+        uint32_t hist[HIST_CAP];                                            \
+        memset(hist, 0, (size_t)passes * (size_t)nb * sizeof *hist);        \
+        if (passes == 1) {                                                  \
+            for (int64_t i = 0; i < n; i++) {                               \
+                hist[((uint64_t)k[i] >> lo) & mask]++;                      \
             }                                                               \
-            if (NB > 2) {                                                   \
-                hist[NB > 2 ? 2 : 0][(v >> 16) & 0xFF]++;                   \
-                hist[NB > 3 ? 3 : 0][(v >> 24) & 0xFF]++;                   \
+        } else if (passes == 2) {                                           \
+            uint32_t *h1 = hist + nb;                                       \
+            for (int64_t i = 0; i < n; i++) {                               \
+                const uint64_t v = (uint64_t)k[i] >> lo;                    \
+                hist[v & mask]++;                                           \
+                h1[(v >> dbits) & mask]++;                                  \
             }                                                               \
-            if (NB > 4) {                                                   \
-                hist[NB > 4 ? 4 : 0][(v >> 32) & 0xFF]++;                   \
-                hist[NB > 5 ? 5 : 0][(v >> 40) & 0xFF]++;                   \
-                hist[NB > 6 ? 6 : 0][(v >> 48) & 0xFF]++;                   \
-                hist[NB > 7 ? 7 : 0][(v >> 56) & 0xFF]++;                   \
+        } else {                                                            \
+            for (int64_t i = 0; i < n; i++) {                               \
+                const uint64_t v = (uint64_t)k[i] >> lo;                    \
+                for (int p = 0; p < passes; p++) {                          \
+                    hist[p * nb + ((v >> (p * dbits)) & mask)]++;           \
+                }                                                           \
             }                                                               \
         }                                                                   \
         T *sk = k, *dk = tk;                                                \
         uint32_t *si = ix, *di = ti;                                        \
-        for (int b = 0; b < NB; b++) {                                      \
-            uint32_t *h = hist[b];                                          \
-            if (h[(sk[0] >> (8 * b)) & 0xFF] == (uint32_t)n) {              \
+        for (int p = 0; p < passes; p++) {                                  \
+            uint32_t *h = hist + p * nb;                                    \
+            const int sh = lo + p * dbits;                                  \
+            if (h[((uint64_t)sk[0] >> sh) & mask] == (uint32_t)n) {         \
                 continue; /* every key has this digit */                    \
             }                                                               \
             uint32_t sum = 0;                                               \
-            for (int d = 0; d < 256; d++) {                                 \
-                uint32_t c = h[d];                                          \
+            for (int d = 0; d < nb; d++) {                                  \
+                const uint32_t c = h[d];                                    \
                 h[d] = sum;                                                 \
                 sum += c;                                                   \
             }                                                               \
-            const int sh = 8 * b;                                           \
             for (int64_t i = 0; i < n; i++) {                               \
-                T v = sk[i];                                                \
-                uint32_t pos = h[(v >> sh) & 0xFF]++;                       \
+                const T v = sk[i];                                          \
+                const uint32_t pos = h[((uint64_t)v >> sh) & mask]++;       \
                 dk[pos] = v;                                                \
-                di[pos] = si[i];                                            \
+                if (PAYLOAD) {                                              \
+                    di[pos] = si[i];                                        \
+                }                                                           \
             }                                                               \
             T *t1 = sk;                                                     \
             sk = dk;                                                        \
@@ -368,14 +430,29 @@ void ss_keys_to_values(tl_dtype dt, const void *keys, int64_t n,
         }                                                                   \
         if (sk != k) {                                                      \
             memcpy(k, sk, (size_t)n * sizeof(T));                           \
-            memcpy(ix, si, (size_t)n * sizeof(uint32_t));                   \
+            if (PAYLOAD) {                                                  \
+                memcpy(ix, si, (size_t)n * sizeof(uint32_t));               \
+            }                                                               \
         }                                                                   \
     }
 
-DEFINE_SORT(1, uint8_t)
-DEFINE_SORT(2, uint16_t)
-DEFINE_SORT(4, uint32_t)
-DEFINE_SORT(8, uint64_t)
+DEFINE_INSERTION(1, uint8_t)
+DEFINE_INSERTION(2, uint16_t)
+DEFINE_INSERTION(4, uint32_t)
+DEFINE_INSERTION(8, uint64_t)
+DEFINE_RADIX(radix_1, uint8_t, 0xFFu, 1)
+DEFINE_RADIX(radix_2, uint16_t, 0xFFFFu, 1)
+DEFINE_RADIX(radix_4, uint32_t, 0xFFFFFFFFu, 1)
+DEFINE_RADIX(radix_8, uint64_t, ~0ull, 1)
+/* (key << 32 | index) words, sorted on the key half only */
+DEFINE_RADIX(radix_packed, uint64_t, 0xFFFFFFFF00000000ull, 0)
+
+void ss_sort_packed(uint64_t *words, int64_t n, uint64_t *tmp)
+{
+    if (n > 1) {
+        radix_packed(words, NULL, n, tmp, NULL);
+    }
+}
 
 void ss_sort_pairs(int w, void *keys, uint32_t *idx, int64_t n, void *tmpk,
                    uint32_t *tmpi)

@@ -76,6 +76,9 @@ bool ss_key_is_nan(tl_dtype dt, uint64_t k);
  * Keys of width w (1, 2, 4, 8), indices uint32. */
 void ss_sort_pairs(int w, void *keys, uint32_t *idx, int64_t n, void *tmpk,
                    uint32_t *tmpi);
+/* Stable sort of n words (key << 32 | payload) by their key half: one
+ * array moves instead of two.  tmp: scratch of n words. */
+void ss_sort_packed(uint64_t *words, int64_t n, uint64_t *tmp);
 
 /* Runs fn(ctx, chunk) for chunk in [0, nchunks), threaded (with the GIL
  * released) when work (elements touched) is large, serially otherwise.
