@@ -148,12 +148,25 @@ def logsumexp(input, dim, keepdim: bool = False, *, out=None):
     if x.numel() == 0:
         res = _C.log(_C.sum(_C.exp(x), dims, keepdim))
     else:
-        m = _C.amax(x, dims, True)
-        m = _C.where(_C.isinf(m), _C.zeros((), dtype=m.dtype), m)
-        s = _C.sum(_C.exp(_C.sub(x, m)), dims, True)
-        res = _C.add(_C.log(s), m)
-        if not keepdim:
-            res = _squeeze_dims(res, dims, x.ndim)
+        # the reduced dims (checked by a sum over a 0-element view, which
+        # raises the core's errors) become one last dim, which the fused
+        # kernel reduces: max + log(sum(exp(x - max))), two reads of x
+        _C.sum(x.narrow(0, 0, 0) if x.ndim else x, dims, True)
+        nd = max(x.ndim, 1)
+        red = sorted({d % nd for d in dims}) if dims is not None \
+            else list(range(nd))
+        if x.ndim == 0:
+            res = _C._logsumexp(x, 0)
+        elif len(red) == 1:
+            res = _C._logsumexp(x, red[0])
+        else:
+            keep = [d for d in range(nd) if d not in red]
+            y = x.permute(keep + red).reshape(
+                tuple(x.shape[d] for d in keep) + (-1,))
+            res = _C._logsumexp(y, -1)
+        if keepdim:
+            res = res.reshape(tuple(1 if d in red else s
+                                    for d, s in enumerate(x.shape)))
     if out is not None:
         return _copy_out(res, out)
     return res

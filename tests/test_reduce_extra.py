@@ -149,6 +149,63 @@ def test_logsumexp_stable_infinite_and_integer(torch):
     assert tl.logsumexp(tl.ones(3, 2), 1, out=out) is out
 
 
+def np_logsumexp(x, axis):
+    """float64 reference: max + log(sum(exp(x - max))), PyTorch's special
+    rows (NaN stays NaN, +inf gives +inf, all -inf gives -inf)."""
+    x = np.asarray(x, dtype=np.float64)
+    m = np.max(x, axis=axis, keepdims=True)
+    m0 = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        s = np.sum(np.exp(x - m0), axis=axis, keepdims=True)
+        r = np.log(s) + m0
+    return np.squeeze(r, axis=axis)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64"])
+def test_logsumexp_fused_rows_and_lanes(dt, torch):
+    # rows long enough for the vector loop, lanes (a reduced dim that is
+    # not last), rows with NaN, +inf and only -inf, every float dtype
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((6, 37, 5)) * 20).astype(np.float32)
+    x[0, 3, :] = np.nan
+    x[1, :, 2] = -np.inf
+    x[2, 7, 1] = np.inf
+    x[3, :, 0] = np.inf
+    x[4, 5, 3] = -np.inf
+    t = tl.tensor(x).to(getattr(tl, dt))
+    xs = t.double().numpy()  # the input as stored in dt
+    tt = torch.tensor(x).to(getattr(torch, dt))
+    tol = {"float16": 2e-3, "bfloat16": 1e-2}.get(dt, 1e-6)
+    for v, xv, tv in ((t, xs, tt), (t.transpose(0, 2), xs.transpose(2, 1, 0),
+                                    tt.transpose(0, 2)), (t[:, ::-2], xs[:, ::-2],
+                                                          tt.flip(1)[:, ::2])):
+        for dim in (0, 1, 2, (0, 2), None):
+            r = tl.logsumexp(v, dim if dim is not None else (0, 1, 2))
+            e = torch.logsumexp(tv, dim if dim is not None else (0, 1, 2))
+            assert str(r.dtype) == str(e.dtype).replace("torch", "tensorlib")
+            axis = dim if dim is not None else (0, 1, 2)
+            want = np_logsumexp(xv, axis)
+            got = r.double().numpy()
+            assert np.array_equal(np.isnan(got), np.isnan(want)), (dim, dt)
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol,
+                                       err_msg=f"{dt} dim={dim}")
+
+
+def test_logsumexp_long_row_and_threads():
+    x = np.random.default_rng(4).standard_normal(300_000).astype(np.float32)
+    want = np_logsumexp(x, 0)
+    old = tl.get_num_threads()
+    try:
+        got = []
+        for n in (1, 2):
+            tl.set_num_threads(n)
+            got.append(tl.logsumexp(tl.tensor(x), 0).item())
+    finally:
+        tl.set_num_threads(old)
+    assert got[0] == got[1]
+    assert abs(got[0] - want) <= 1e-6 * abs(want)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.int8])
 def test_aminmax_against_torch(dt, torch):
     x = (make((3, 5), np.float64, nan=dt in (np.float32, np.float64)) * 10

@@ -1,13 +1,18 @@
 /* csrc/core/softmax.c — softmax and log_softmax along one dim
- * (tl_softmax): numerically stable (the row maximum is subtracted before
- * exp), rows threaded, float32 exp vectorised (Note [softmax exp]). */
+ * (tl_softmax) and logsumexp over one dim (tl_logsumexp): numerically
+ * stable (the row maximum is subtracted before exp), rows threaded,
+ * float32 exp vectorised (Note [softmax exp]).  The three share the row
+ * loops: logsumexp is softmax's first two passes, max + log(sum). */
 #include <math.h>
 #include <string.h>
 
 #include "device_impl.h"
+#include "kernels.h"
 #include "sortscan_impl.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/view.h"
+
+TL_KERNEL_OPTIMIZE /* the float32 loops vectorise, AVX2 where the CPU has it */
 
 /* Note [softmax exp]
  * x - max is <= 0 (or -inf) in every row that reaches these loops: rows
@@ -16,7 +21,8 @@
  * by its Taylor polynomial to degree 7 (relative error below 2e-9 before
  * rounding to float), in float so that the loops vectorise: blocks of
  * VB elements with a constant trip count. */
-#define VB 16
+#define VB 16 /* row_f32's max takes a block as two 8-float vectors */
+_Static_assert(VB == 16, "row_f32 reads a block as two 8-float vectors");
 #define LANES 64
 #define ROW_WORK 32768
 
@@ -53,42 +59,67 @@ static inline float exp_neg(float x, float lo)
     return p * s;
 }
 
+/* What a row loop writes: softmax and log_softmax a row each, logsumexp
+ * one value per row (the row's max plus the log of its sum). */
+enum { SM_SOFTMAX, SM_LOG, SM_LSE };
+
 typedef struct sm_ctx {
     const char *in;
     char *out;
     int64_t outer, n, inner;
     int64_t rows_per_task, lane_blocks;
-    bool log;
+    int mode;
 } sm_ctx;
 
-/* One contiguous float32 row. */
-static void row_f32(const float *restrict x, float *restrict y, int64_t n,
-                    bool lg)
+/* logsumexp of a row whose max m is +-inf or NaN (the finite rows add
+ * log(s) to m): NaN stays, +inf gives +inf, an all -inf row -inf. */
+static inline double lse_special(double m, int nan)
 {
+    return nan ? NAN : m;
+}
+
+/* One contiguous float32 row (y: the row's one value for SM_LSE). */
+TL_MULTIVERSION
+static void row_f32(const float *restrict x, float *restrict y, int64_t n,
+                    int mode)
+{
+    const bool lg = mode == SM_LOG;
     const float lo = clamp_lo;
-    float mv[VB];
-    int32_t nv[VB];
-    for (int k = 0; k < VB; k++) {
-        mv[k] = -INFINITY;
-        nv[k] = 0;
+    /* the max through explicit 32-byte vectors (as Note [Vector extrema]
+       in reduce_kernels.c): a compare and a bit blend per vector, NaNs
+       ORed into a mask checked once per row */
+    typedef float vf __attribute__((vector_size(32)));
+    typedef int32_t vi __attribute__((vector_size(32)));
+    vf m0, m1;
+    for (int k = 0; k < 8; k++) {
+        m0[k] = -INFINITY;
     }
+    m1 = m0;
+    vi nn = m0 != m0;
     int64_t i0 = 0;
     for (; i0 + VB <= n; i0 += VB) {
-        for (int k = 0; k < VB; k++) {
-            const float v = x[i0 + k];
-            mv[k] = v > mv[k] ? v : mv[k];
-            nv[k] |= v != v;
-        }
+        vf a, b;
+        memcpy(&a, x + i0, sizeof a);
+        memcpy(&b, x + i0 + 8, sizeof b);
+        const vi ga = a > m0, gb = b > m1;
+        m0 = (vf)(((vi)a & ga) | ((vi)m0 & ~ga));
+        m1 = (vf)(((vi)b & gb) | ((vi)m1 & ~gb));
+        nn |= (a != a) | (b != b);
     }
     float m = -INFINITY;
     int nan = 0;
-    for (int k = 0; k < VB; k++) {
-        m = mv[k] > m ? mv[k] : m;
-        nan |= nv[k];
+    for (int k = 0; k < 8; k++) {
+        m = m0[k] > m ? m0[k] : m;
+        m = m1[k] > m ? m1[k] : m;
+        nan |= nn[k] != 0;
     }
     for (; i0 < n; i0++) {
         m = x[i0] > m ? x[i0] : m;
         nan |= x[i0] != x[i0];
+    }
+    if (mode == SM_LSE && (nan || m == INFINITY || m == -INFINITY)) {
+        *y = (float)lse_special(m, nan);
+        return;
     }
     if (nan || m == INFINITY || m == -INFINITY) {
         /* NaN rows, +inf rows and all -inf rows: libm's arithmetic. */
@@ -116,7 +147,7 @@ static void row_f32(const float *restrict x, float *restrict y, int64_t n,
             e[k] = exp_neg(x[i + k] - m, lo);
             sv[k] += e[k];
         }
-        if (!lg) {
+        if (mode == SM_SOFTMAX) {
             for (int k = 0; k < VB; k++) {
                 y[i + k] = e[k];
             }
@@ -128,12 +159,14 @@ static void row_f32(const float *restrict x, float *restrict y, int64_t n,
     }
     for (; i < n; i++) {
         const float e = exp_neg(x[i] - m, lo);
-        if (!lg) {
+        if (mode == SM_SOFTMAX) {
             y[i] = e;
         }
         s += e;
     }
-    if (lg) {
+    if (mode == SM_LSE) {
+        *y = (float)((double)m + log(s));
+    } else if (lg) {
         const float ls = (float)log(s);
         i = 0;
         for (; i + VB <= n; i += VB) {
@@ -161,8 +194,9 @@ static void row_f32(const float *restrict x, float *restrict y, int64_t n,
 /* One row of n elements at stride st (float64, or float32 off the
  * contiguous path). */
 #define ROW_GENERIC(NAME, T)                                                \
-    static void NAME(const T *x, T *y, int64_t n, int64_t st, bool lg)     \
+    static void NAME(const T *x, T *y, int64_t n, int64_t st, int mode)    \
     {                                                                       \
+        const bool lg = mode == SM_LOG;                                     \
         double m = -INFINITY;                                               \
         int nan = 0;                                                        \
         for (int64_t i = 0; i < n; i++) {                                   \
@@ -170,12 +204,20 @@ static void row_f32(const float *restrict x, float *restrict y, int64_t n,
             m = v > m ? v : m;                                              \
             nan |= v != v;                                                  \
         }                                                                   \
+        if (mode == SM_LSE && (nan || isinf(m))) {                          \
+            *y = (T)lse_special(m, nan);                                    \
+            return;                                                         \
+        }                                                                   \
         if (nan) {                                                          \
             m = NAN;                                                        \
         }                                                                   \
         double s = 0;                                                       \
         for (int64_t i = 0; i < n; i++) {                                   \
             s += exp((double)x[i * st] - m);                                \
+        }                                                                   \
+        if (mode == SM_LSE) {                                               \
+            *y = (T)(m + log(s));                                           \
+            return;                                                         \
         }                                                                   \
         const double ls = log(s), inv = 1.0 / s;                            \
         for (int64_t i = 0; i < n; i++) {                                   \
@@ -190,9 +232,10 @@ static void sm_rows_f32(void *vc, int64_t c)
     const sm_ctx *C = vc;
     int64_t r0 = c * C->rows_per_task, r1 = r0 + C->rows_per_task;
     r1 = r1 > C->outer ? C->outer : r1;
+    const int64_t ost = C->mode == SM_LSE ? 1 : C->n;
     for (int64_t r = r0; r < r1; r++) {
-        row_f32((const float *)C->in + r * C->n, (float *)C->out + r * C->n,
-                C->n, C->log);
+        row_f32((const float *)C->in + r * C->n, (float *)C->out + r * ost,
+                C->n, C->mode);
     }
 }
 
@@ -201,9 +244,10 @@ static void sm_rows_f64(void *vc, int64_t c)
     const sm_ctx *C = vc;
     int64_t r0 = c * C->rows_per_task, r1 = r0 + C->rows_per_task;
     r1 = r1 > C->outer ? C->outer : r1;
+    const int64_t ost = C->mode == SM_LSE ? 1 : C->n;
     for (int64_t r = r0; r < r1; r++) {
         row_f64((const double *)C->in + r * C->n,
-                (double *)C->out + r * C->n, C->n, 1, C->log);
+                (double *)C->out + r * ost, C->n, 1, C->mode);
     }
 }
 
@@ -216,7 +260,8 @@ static void sm_rows_f64(void *vc, int64_t c)
         const int64_t i0 = (c % C->lane_blocks) * LANES;                    \
         const int64_t m = C->inner - i0 < LANES ? C->inner - i0 : LANES;    \
         const T *x = (const T *)C->in + o * C->n * C->inner + i0;           \
-        T *y = (T *)C->out + o * C->n * C->inner + i0;                      \
+        T *y = (T *)C->out +                                                \
+               (C->mode == SM_LSE ? o : o * C->n) * C->inner + i0;          \
         double mx[LANES], s[LANES];                                         \
         int nan[LANES];                                                     \
         for (int64_t i = 0; i < m; i++) {                                   \
@@ -235,6 +280,20 @@ static void sm_rows_f64(void *vc, int64_t c)
         for (int64_t i = 0; i < m; i++) {                                   \
             mx[i] = nan[i] ? NAN : mx[i];                                   \
         }                                                                   \
+        if (C->mode == SM_LSE) {                                            \
+            /* (a lane whose max is not finite takes lse_special) */       \
+            for (int64_t j = 0; j < C->n; j++) {                            \
+                const T *xr = x + j * C->inner;                             \
+                for (int64_t i = 0; i < m; i++) {                           \
+                    s[i] += exp((double)xr[i] - mx[i]);                     \
+                }                                                           \
+            }                                                               \
+            for (int64_t i = 0; i < m; i++) {                               \
+                y[i] = (T)(isfinite(mx[i]) ? mx[i] + log(s[i])              \
+                                           : lse_special(mx[i], nan[i]));   \
+            }                                                               \
+            return;                                                         \
+        }                                                                   \
         for (int64_t j = 0; j < C->n; j++) {                                \
             const T *xr = x + j * C->inner;                                 \
             for (int64_t i = 0; i < m; i++) {                               \
@@ -242,19 +301,90 @@ static void sm_rows_f64(void *vc, int64_t c)
             }                                                               \
         }                                                                   \
         for (int64_t i = 0; i < m; i++) {                                   \
-            s[i] = C->log ? log(s[i]) : 1.0 / s[i];                         \
+            s[i] = C->mode == SM_LOG ? log(s[i]) : 1.0 / s[i];              \
         }                                                                   \
         for (int64_t j = 0; j < C->n; j++) {                                \
             const T *xr = x + j * C->inner;                                 \
             T *yr = y + j * C->inner;                                       \
             for (int64_t i = 0; i < m; i++) {                               \
                 const double v = (double)xr[i] - mx[i];                     \
-                yr[i] = (T)(C->log ? v - s[i] : exp(v) * s[i]);             \
+                yr[i] = (T)(C->mode == SM_LOG ? v - s[i] : exp(v) * s[i]);  \
             }                                                               \
         }                                                                   \
     }
-SM_LANES(sm_lanes_f32, float)
+SM_LANES(sm_lanes_f32_libm, float)
 SM_LANES(sm_lanes_f64, double)
+
+/* inner > 1, float32: lanes whose maxima are all finite take exp_neg in
+ * float (summed in double, one sum per lane); a block with a NaN or an
+ * infinite maximum takes the libm loop above. */
+TL_MULTIVERSION
+static void sm_lanes_f32(void *vc, int64_t c)
+{
+    const sm_ctx *C = vc;
+    const int64_t o = c / C->lane_blocks;
+    const int64_t i0 = (c % C->lane_blocks) * LANES;
+    const int64_t m = C->inner - i0 < LANES ? C->inner - i0 : LANES;
+    const float *x = (const float *)C->in + o * C->n * C->inner + i0;
+    float *y = (float *)C->out +
+               (C->mode == SM_LSE ? o : o * C->n) * C->inner + i0;
+    float mx[LANES];
+    int bad[LANES];
+    for (int64_t i = 0; i < m; i++) {
+        mx[i] = -INFINITY;
+        bad[i] = 0;
+    }
+    for (int64_t j = 0; j < C->n; j++) {
+        const float *xr = x + j * C->inner;
+        for (int64_t i = 0; i < m; i++) {
+            const float v = xr[i];
+            mx[i] = v > mx[i] ? v : mx[i];
+            bad[i] |= v != v;
+        }
+    }
+    int any_bad = 0;
+    for (int64_t i = 0; i < m; i++) {
+        any_bad |= bad[i] | (mx[i] == INFINITY) | (mx[i] == -INFINITY);
+    }
+    if (any_bad) {
+        sm_lanes_f32_libm(vc, c);
+        return;
+    }
+    const float lo = clamp_lo;
+    double s[LANES];
+    for (int64_t i = 0; i < m; i++) {
+        s[i] = 0;
+    }
+    for (int64_t j = 0; j < C->n; j++) {
+        const float *xr = x + j * C->inner;
+        for (int64_t i = 0; i < m; i++) {
+            s[i] += exp_neg(xr[i] - mx[i], lo);
+        }
+    }
+    if (C->mode == SM_LSE) {
+        for (int64_t i = 0; i < m; i++) {
+            y[i] = (float)((double)mx[i] + log(s[i]));
+        }
+        return;
+    }
+    float f[LANES]; /* log(s) for log_softmax, 1 / s for softmax */
+    for (int64_t i = 0; i < m; i++) {
+        f[i] = C->mode == SM_LOG ? (float)log(s[i]) : (float)(1.0 / s[i]);
+    }
+    for (int64_t j = 0; j < C->n; j++) {
+        const float *xr = x + j * C->inner;
+        float *yr = y + j * C->inner;
+        if (C->mode == SM_LOG) {
+            for (int64_t i = 0; i < m; i++) {
+                yr[i] = (xr[i] - mx[i]) - f[i];
+            }
+        } else {
+            for (int64_t i = 0; i < m; i++) {
+                yr[i] = exp_neg(xr[i] - mx[i], lo) * f[i];
+            }
+        }
+    }
+}
 
 tl_tensor_impl *tl_softmax(tl_tensor_impl *out, tl_tensor_impl *a,
                            int64_t dim, int dtype, bool lg)
@@ -309,7 +439,7 @@ tl_tensor_impl *tl_softmax(tl_tensor_impl *out, tl_tensor_impl *a,
         C.outer = R.outer;
         C.n = R.n;
         C.inner = R.inner;
-        C.log = lg;
+        C.mode = lg ? SM_LOG : SM_SOFTMAX;
         tl_tensor_impl *pins[2] = {R.t, res};
         if (R.inner == 1) {
             C.rows_per_task = ROW_WORK / R.n + 1;
@@ -334,4 +464,81 @@ tl_tensor_impl *tl_softmax(tl_tensor_impl *out, tl_tensor_impl *a,
         res = c;
     }
     return ss_commit(out, resize, res);
+}
+
+tl_tensor_impl *tl_logsumexp(tl_tensor_impl *a, int64_t dim)
+{
+    const char *name = "logsumexp";
+    if (!a) {
+        tl_error(TL_ERR_VALUE, "%s(): the input is NULL", name);
+        return NULL;
+    }
+    if (tl_tensor_check_live(a) < 0 || tl_device_cpu_only(a, name) < 0 ||
+        tl_dtype_check_computable(name, a->dtype) < 0) {
+        return NULL;
+    }
+    if (!tl_dtype_is_floating(a->dtype)) {
+        tl_error(TL_ERR_TYPE, "%s(): expected a floating point input, got "
+                 "%s", name, tl_dtype_table[a->dtype].name);
+        return NULL;
+    }
+    int d;
+    if (tl_wrap_dim(dim, a->ndim, &d) < 0) {
+        return NULL;
+    }
+    if (a->ndim > 0 && a->sizes[d] == 0) {
+        tl_error(TL_ERR_SHAPE, "%s(): dim %d has size 0 (the callers give "
+                 "-inf for an empty reduction)", name, d);
+        return NULL;
+    }
+    const tl_dtype rt = (tl_dtype)a->dtype;
+    const tl_dtype wt =
+        rt == TL_DTYPE_FLOAT64 ? TL_DTYPE_FLOAT64 : TL_DTYPE_FLOAT32;
+    int64_t rs[TL_MAX_DIMS];
+    int rn = 0;
+    for (int i = 0; i < a->ndim; i++) {
+        if (i != d) {
+            rs[rn++] = a->sizes[i];
+        }
+    }
+    ss_rows R;
+    if (ss_rows_init(&R, a, d, wt) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *res =
+        tl_tensor_empty(rn, rs, wt, a->device, TL_MEMKIND_DEFAULT);
+    if (!res) {
+        ss_rows_free(&R);
+        return NULL;
+    }
+    if (a->numel > 0) {
+        sm_ctx C;
+        memset(&C, 0, sizeof C);
+        C.in = R.data;
+        C.out = tl_impl_data(res);
+        C.outer = R.outer;
+        C.n = R.n;
+        C.inner = R.inner;
+        C.mode = SM_LSE;
+        tl_tensor_impl *pins[2] = {R.t, res};
+        if (R.inner == 1) {
+            C.rows_per_task = ROW_WORK / R.n + 1;
+            ss_parallel((R.outer + C.rows_per_task - 1) / C.rows_per_task,
+                        a->numel,
+                        wt == TL_DTYPE_FLOAT32 ? sm_rows_f32 : sm_rows_f64,
+                        &C, pins, 2);
+        } else {
+            C.lane_blocks = (R.inner + LANES - 1) / LANES;
+            ss_parallel(R.outer * C.lane_blocks, a->numel,
+                        wt == TL_DTYPE_FLOAT32 ? sm_lanes_f32 : sm_lanes_f64,
+                        &C, pins, 2);
+        }
+    }
+    ss_rows_free(&R);
+    if (wt != rt) {
+        tl_tensor_impl *c = tl_op_to_dtype(res, rt, false);
+        tl_tensor_decref(res);
+        res = c;
+    }
+    return res;
 }

@@ -414,6 +414,25 @@ static PyObject *f_log_softmax(PyObject *m, PyObject *const *args,
     return do_softmax(m, args, nargs, kw, true, false);
 }
 
+/* _logsumexp(input, dim): the fused one-dim kernel under
+   tensorlib.logsumexp, which handles dim tuples, keepdim, out= and empty
+   reductions. */
+static const char *const lse_names[] = {"input", "dim", NULL};
+
+static PyObject *f_logsumexp_dim(PyObject *m, PyObject *const *args,
+                                 Py_ssize_t nargs, PyObject *kw)
+{
+    PyObject *a[2];
+    tl_mstate *st;
+    int64_t dim;
+    if (parse_mf(m, args, nargs, kw, lse_names, 2, a, false, "logsumexp",
+                 &st) < 0 ||
+        parse_int(a[1], &dim, 0, true, "dim", "logsumexp") < 0) {
+        return NULL;
+    }
+    return wrap(st, tl_logsumexp(tl_py_impl(a[0]), dim));
+}
+
 /* ---- sort, argsort, msort ----------------------------------------------------- */
 
 static const char *const sort_names[] = {"input", "dim", "descending",
@@ -1261,6 +1280,10 @@ static PyMethodDef sortscan_functions[] = {
     {"log_softmax", CF(f_log_softmax), FASTKW,
      "log_softmax(input, dim, dtype=None, *, out=None)\n--\n\n"
      "x - log(sum(exp(x))) along dim (input cast to dtype first)."},
+    {"_logsumexp", CF(f_logsumexp_dim), FASTKW,
+     "_logsumexp(input, dim)\n--\n\n"
+     "logsumexp over one non-empty dim of a floating tensor (the fused "
+     "kernel under tensorlib.logsumexp)."},
     {"sort", CF(f_sort), FASTKW,
      "sort(input, dim=-1, descending=False, *, stable=False, out=None)"
      "\n--\n\n"

@@ -63,6 +63,13 @@ TL_API tl_tensor_impl *tl_diff(tl_tensor_impl *out, tl_tensor_impl *a,
 TL_API tl_tensor_impl *tl_softmax(tl_tensor_impl *out, tl_tensor_impl *a,
                                   int64_t dim, int dtype, bool log);
 
+/* logsumexp of a floating tensor over dim (removed from the result, whose
+ * dtype is a's): max + log(sum(exp(a - max))), float16/bfloat16/float32
+ * computed in float32, float64 in float64; NaN rows give NaN, a +inf
+ * gives +inf, an all -inf row -inf.  dim must not be empty.
+ * Returns: new reference, or NULL. */
+TL_API tl_tensor_impl *tl_logsumexp(tl_tensor_impl *a, int64_t dim);
+
 /* ---- sorting ---------------------------------------------------------------- */
 
 /* Stable sort along dim: values and int64 indices.  Returns 0 or an error. */
