@@ -323,8 +323,8 @@ static void long_bucket_task(void *vc, int64_t c)
         return;
     }
     const int64_t len = b1 - b0;
-    char *k = C->tmpk + (int64_t)b0 * C->w;
-    uint32_t *ix = C->tmpi + b0;
+    char *k;
+    uint32_t *ix;
     if (C->pk) {
         /* sort the words, then split them into the bucket's slices of
            keys (free since the scatter) and of the words' scratch */
@@ -336,9 +336,14 @@ static void long_bucket_task(void *vc, int64_t c)
             ((uint32_t *)k)[j] = (uint32_t)(w[j] >> 32);
             ix[j] = (uint32_t)w[j];
         }
-    } else if (C->w > 1) {
-        ss_sort_pairs(C->w, k, ix, len, C->keys + (int64_t)b0 * C->w,
-                      C->idx + b0);
+    } else {
+        /* the pairs' arrays: NULL when the words replace them */
+        k = C->tmpk + (int64_t)b0 * C->w;
+        ix = C->tmpi + b0;
+        if (C->w > 1) {
+            ss_sort_pairs(C->w, k, ix, len, C->keys + (int64_t)b0 * C->w,
+                          C->idx + b0);
+        }
     }
     /* emit this slice of the row: values from the sorted keys */
     if (C->vals) {
