@@ -89,11 +89,52 @@ def test_asarray_still_reads_honest_buffers():
 
 
 def test_tensor_of_a_buffer_with_a_negative_length_raises():
-    # len(mv) is -1 without an exception: once a SystemError
+    # len(mv) is -1 without an exception: once a SystemError; now the
+    # exported shape's check refuses it before its length is asked
     mem = ctypes.create_string_buffer(8)
     mv = crafted_memoryview(mem, 0, b"Q", 8, [-1, 0], [8, 8])
-    with pytest.raises(ValueError, match="negative length"):
+    with pytest.raises(BufferError, match="does not match its length"):
         tl.tensor(mv)
+
+    class Broken(list):  # a sequence whose __len__ lies without raising
+        def __len__(self):
+            return -1
+    with pytest.raises(ValueError):
+        tl.tensor(Broken([1, 2]))
+
+
+def test_tensor_refuses_a_sequence_whose_buffer_lies():
+    # tensor() reads a memoryview item by item; CPython's item access trusts
+    # the exporter's shape, so a shape of 2^62 items over 1 byte segfaulted
+    # (fuzz_buffer, crash-f800ef1e...): the exported shape is checked first
+    mem = ctypes.create_string_buffer(1)
+    mv = crafted_memoryview(mem, 0, None, -1, [2 ** 62], [1])
+    with pytest.raises(BufferError, match="does not match its length"):
+        tl.tensor(mv)
+    mv = crafted_memoryview(mem, 1, b"B", 1, [4], [1])  # 4 items, 1 byte
+    with pytest.raises(BufferError):
+        tl.tensor(mv)
+    with pytest.raises(BufferError):
+        tl.tensor([[1, 2, 3, 4], mv])  # at any depth
+    # honest exporters still read as sequences of numbers, as PyTorch
+    assert tl.tensor(memoryview(bytearray(b"\x01\x02"))).tolist() == [1, 2]
+    assert tl.tensor(memoryview(bytearray(8)).cast("f")).dtype == tl.float32
+
+
+def test_fill_of_an_expanded_view_writes_each_element_once():
+    # fuzz_strided (timeout-8bdc0e9b...): fill_ of a (2^31, 4, 1, 4) view
+    # with a stride-0 dim wrote the same 16 elements 2^31 times (minutes)
+    t = tl.arange(30).to(tl.uint8)
+    v0 = t._version
+    r = t.as_strided((2 ** 31, 4, 1, 4), (0, 3, 6, 4), 0)
+    r.fill_(200)
+    hit = sorted({j * 3 + k * 4 for j in range(4) for k in range(4)})
+    want = [200 if i in hit else i for i in range(30)]
+    assert t.tolist() == want
+    assert t._version == v0 + 1
+    e = tl.zeros(2, 3)[:, :1].expand(2, 5)
+    e.fill_(7)
+    assert e.tolist() == [[7.0] * 5] * 2
 
 
 def test_as_strided_refuses_int64_min_stride():

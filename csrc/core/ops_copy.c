@@ -254,6 +254,29 @@ int tl_op_fill_(tl_tensor_impl *dst, const tl_scalar *s)
     if (rc < 0) {
         return rc;
     }
+    /* Dims of stride 0 (an expanded tensor) write the same elements again
+     * and again: a fill writes them once, through an alias whose such dims
+     * have size 1 (an as_strided of 2^31 repeats is then as fast as one). */
+    tl_tensor_impl *once = NULL;
+    for (int d = 0; d < dst->ndim; d++) {
+        if (dst->strides[d] == 0 && dst->sizes[d] > 1) {
+            if ((rc = tl_tensor_check_live(dst)) < 0) {
+                return rc;
+            }
+            int64_t sz[TL_MAX_DIMS];
+            for (int k = 0; k < dst->ndim; k++) {
+                sz[k] = dst->strides[k] == 0 && dst->sizes[k] > 1
+                            ? 1 : dst->sizes[k];
+            }
+            once = tl_tensor_as_strided(dst, dst->ndim, sz, dst->strides,
+                                        dst->storage_offset);
+            if (!once) {
+                return tl_error_kind();
+            }
+            break;
+        }
+    }
+    tl_tensor_impl *w = once ? once : dst;
     tl_fill_ctx fc;
     memset(&fc, 0, sizeof fc);
     fc.itemsize = tl_itemsize(dst->dtype);
@@ -261,28 +284,32 @@ int tl_op_fill_(tl_tensor_impl *dst, const tl_scalar *s)
     tl_iter it;
     tl_iter_config c;
     tl_iter_config_init(&c);
-    tl_iter_config_add_output(&c, dst);
+    tl_iter_config_add_output(&c, w);
     c.resize_outputs = false;
     c.check_mem_overlap = false; /* as PyTorch: fill_ may write an
                                     expanded tensor */
     c.device_kernels = true;
     if ((rc = tl_iter_build(&it, &c)) < 0) {
-        return rc;
+        goto done;
     }
     if (it.device.type != TL_DEVICE_CPU) {
         rc = tl_device_run(&it, TL_DEV_FILL, 0, fc.value);
         tl_iter_release(&it);
         if (rc < 0) {
-            return rc;
+            goto done;
         }
         tl_tensor_bump_version(dst);
-        return 0;
+        rc = 0;
+        goto done;
     }
     it.no_buffering = true; /* the fill loop stores through memcpy */
     tl_iter_for_each(&it, tl_fill_loop, &fc);
     tl_iter_release(&it);
     tl_tensor_bump_version(dst);
-    return 0;
+    rc = 0;
+done:
+    tl_tensor_decref(once);
+    return rc;
 }
 
 /* ---- new tensors like a ------------------------------------------------- */

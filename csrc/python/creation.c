@@ -536,6 +536,48 @@ static int infer_leaf(infer_state *s, tl_dtype dt, int depth)
     return 0;
 }
 
+/* A sequence that also exports a buffer (memoryview, array.array) is read
+ * item by item, and the exporter's own item access trusts its shape: a
+ * lying exporter (shape x itemsize beyond its length, found by
+ * tests/fuzz/fuzz_buffer.py) would make CPython read past the memory.  So
+ * its buffer is checked for consistency first.  Returns 0, or -1 with
+ * BufferError set. */
+static int check_exported_shape(PyObject *o)
+{
+    if (!PyObject_CheckBuffer(o)) {
+        return 0;
+    }
+    Py_buffer v;
+    if (PyObject_GetBuffer(o, &v, PyBUF_RECORDS_RO) < 0) {
+        /* an exporter that cannot describe itself this way: its item
+           access is its own (as for any sequence) */
+        PyErr_Clear();
+        return 0;
+    }
+    int rc = 0;
+    Py_ssize_t need = v.itemsize;
+    bool bad = v.itemsize <= 0 || v.ndim < 0 || v.len < 0;
+    for (int d = 0; !bad && d < v.ndim; d++) {
+        const Py_ssize_t n = v.shape ? v.shape[d] : 0;
+        if (n < 0 || (n > 0 && need > PY_SSIZE_T_MAX / n)) {
+            bad = true;
+        } else {
+            need *= n;
+        }
+    }
+    if (bad || need != v.len) {
+        PyErr_Format(PyExc_BufferError,
+                     "tensor(): a %.100s exports a buffer of %d dims with "
+                     "itemsize %zd whose shape does not match its length "
+                     "of %zd bytes (a broken exporter): refused before "
+                     "reading an item",
+                     Py_TYPE(o)->tp_name, v.ndim, v.itemsize, v.len);
+        rc = -1;
+    }
+    PyBuffer_Release(&v);
+    return rc;
+}
+
 static int infer(infer_state *s, PyObject *o, int depth)
 {
     tl_mstate *st = s->st;
@@ -582,6 +624,9 @@ static int infer(infer_state *s, PyObject *o, int depth)
         PyErr_Format(PyExc_ValueError,
                      "tensor(): nesting deeper than %d dimensions",
                      TL_MAX_DIMS);
+        return -1;
+    }
+    if (check_exported_shape(o) < 0) {
         return -1;
     }
     Py_ssize_t n = PySequence_Size(o);

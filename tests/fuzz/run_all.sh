@@ -5,6 +5,8 @@
 # crash; the crashing inputs are kept under $FUZZ_OUT (printed).
 #   tests/fuzz/run_all.sh [SECONDS_EACH=60] [JOBS=2] [HARNESS...]
 # Environment: PYTHON (default python), FUZZ_OUT (default a temp dir),
+# FUZZ_SEED (libFuzzer's -seed: the same inputs in the same order on every
+# run, as CI sets it; unset, each run draws a new seed),
 # FUZZ_BUILD=native: import the clang -fsanitize=fuzzer-no-link,address
 # build from build-fuzz/pylib (setup.py TENSORLIB_FUZZ=1) with clang's
 # ASan runtime preloaded; otherwise the tensorlib that Python imports.
@@ -41,6 +43,7 @@ run_one() {
     local t0=$(date +%s)
     (cd "$work" && env "${ENVV[@]}" "$PY" "$HERE/fuzz_$name.py" \
         -max_total_time="$SECS" -timeout=30 -rss_limit_mb=4096 \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         -print_final_stats=1 -artifact_prefix="$work/" \
         "$work/corpus" "$HERE/corpus/$name" >"$work/log" 2>&1)
     local rc=$?
