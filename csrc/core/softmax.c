@@ -280,25 +280,19 @@ static void sm_rows_f64(void *vc, int64_t c)
         for (int64_t i = 0; i < m; i++) {                                   \
             mx[i] = nan[i] ? NAN : mx[i];                                   \
         }                                                                   \
-        if (C->mode == SM_LSE) {                                            \
-            /* (a lane whose max is not finite takes lse_special) */       \
-            for (int64_t j = 0; j < C->n; j++) {                            \
-                const T *xr = x + j * C->inner;                             \
-                for (int64_t i = 0; i < m; i++) {                           \
-                    s[i] += exp((double)xr[i] - mx[i]);                     \
-                }                                                           \
-            }                                                               \
-            for (int64_t i = 0; i < m; i++) {                               \
-                y[i] = (T)(isfinite(mx[i]) ? mx[i] + log(s[i])              \
-                                           : lse_special(mx[i], nan[i]));   \
-            }                                                               \
-            return;                                                         \
-        }                                                                   \
         for (int64_t j = 0; j < C->n; j++) {                                \
             const T *xr = x + j * C->inner;                                 \
             for (int64_t i = 0; i < m; i++) {                               \
                 s[i] += exp((double)xr[i] - mx[i]);                         \
             }                                                               \
+        }                                                                   \
+        if (C->mode == SM_LSE) {                                            \
+            /* (a lane whose max is not finite takes lse_special) */       \
+            for (int64_t i = 0; i < m; i++) {                               \
+                y[i] = (T)(isfinite(mx[i]) ? mx[i] + log(s[i])              \
+                                           : lse_special(mx[i], nan[i]));   \
+            }                                                               \
+            return;                                                         \
         }                                                                   \
         for (int64_t i = 0; i < m; i++) {                                   \
             s[i] = C->mode == SM_LOG ? log(s[i]) : 1.0 / s[i];              \
@@ -386,6 +380,56 @@ static void sm_lanes_f32(void *vc, int64_t c)
     }
 }
 
+/* Runs mode along dim d of a (checked) into a new tensor of rn dims rs:
+ * a's rows in float32 (float64 for rt float64), threaded over rows or
+ * lane blocks, the result cast to rt.  Returns: new reference, or NULL. */
+static tl_tensor_impl *run_rows(tl_tensor_impl *a, int d, tl_dtype rt,
+                                int rn, const int64_t *rs, int mode)
+{
+    const tl_dtype wt =
+        rt == TL_DTYPE_FLOAT64 ? TL_DTYPE_FLOAT64 : TL_DTYPE_FLOAT32;
+    ss_rows R;
+    if (ss_rows_init(&R, a, d, wt) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *res =
+        tl_tensor_empty(rn, rs, wt, a->device, TL_MEMKIND_DEFAULT);
+    if (!res) {
+        ss_rows_free(&R);
+        return NULL;
+    }
+    if (a->numel > 0) {
+        sm_ctx C;
+        memset(&C, 0, sizeof C);
+        C.in = R.data;
+        C.out = tl_impl_data(res);
+        C.outer = R.outer;
+        C.n = R.n;
+        C.inner = R.inner;
+        C.mode = mode;
+        tl_tensor_impl *pins[2] = {R.t, res};
+        if (R.inner == 1) {
+            C.rows_per_task = ROW_WORK / R.n + 1;
+            ss_parallel((R.outer + C.rows_per_task - 1) / C.rows_per_task,
+                        a->numel,
+                        wt == TL_DTYPE_FLOAT32 ? sm_rows_f32 : sm_rows_f64,
+                        &C, pins, 2);
+        } else {
+            C.lane_blocks = (R.inner + LANES - 1) / LANES;
+            ss_parallel(R.outer * C.lane_blocks, a->numel,
+                        wt == TL_DTYPE_FLOAT32 ? sm_lanes_f32 : sm_lanes_f64,
+                        &C, pins, 2);
+        }
+    }
+    ss_rows_free(&R);
+    if (wt != rt) {
+        tl_tensor_impl *c = tl_op_to_dtype(res, rt, false);
+        tl_tensor_decref(res);
+        res = c;
+    }
+    return res;
+}
+
 tl_tensor_impl *tl_softmax(tl_tensor_impl *out, tl_tensor_impl *a,
                            int64_t dim, int dtype, bool lg)
 {
@@ -419,49 +463,10 @@ tl_tensor_impl *tl_softmax(tl_tensor_impl *out, tl_tensor_impl *a,
     if (ss_check_out(name, out, a, a->ndim, a->sizes, rt, &resize) < 0) {
         return NULL;
     }
-    const tl_dtype wt =
-        rt == TL_DTYPE_FLOAT64 ? TL_DTYPE_FLOAT64 : TL_DTYPE_FLOAT32;
-    ss_rows R;
-    if (ss_rows_init(&R, a, d, wt) < 0) {
-        return NULL;
-    }
-    tl_tensor_impl *res = tl_tensor_empty(a->ndim, a->sizes, wt, a->device,
-                                          TL_MEMKIND_DEFAULT);
+    tl_tensor_impl *res = run_rows(a, d, rt, a->ndim, a->sizes,
+                                   lg ? SM_LOG : SM_SOFTMAX);
     if (!res) {
-        ss_rows_free(&R);
         return NULL;
-    }
-    if (a->numel > 0) {
-        sm_ctx C;
-        memset(&C, 0, sizeof C);
-        C.in = R.data;
-        C.out = tl_impl_data(res);
-        C.outer = R.outer;
-        C.n = R.n;
-        C.inner = R.inner;
-        C.mode = lg ? SM_LOG : SM_SOFTMAX;
-        tl_tensor_impl *pins[2] = {R.t, res};
-        if (R.inner == 1) {
-            C.rows_per_task = ROW_WORK / R.n + 1;
-            ss_parallel((R.outer + C.rows_per_task - 1) / C.rows_per_task,
-                        a->numel,
-                        wt == TL_DTYPE_FLOAT32 ? sm_rows_f32 : sm_rows_f64,
-                        &C, pins, 2);
-        } else {
-            C.lane_blocks = (R.inner + LANES - 1) / LANES;
-            ss_parallel(R.outer * C.lane_blocks, a->numel,
-                        wt == TL_DTYPE_FLOAT32 ? sm_lanes_f32 : sm_lanes_f64,
-                        &C, pins, 2);
-        }
-    }
-    ss_rows_free(&R);
-    if (wt != rt) {
-        tl_tensor_impl *c = tl_op_to_dtype(res, rt, false);
-        tl_tensor_decref(res);
-        if (!c) {
-            return NULL;
-        }
-        res = c;
     }
     return ss_commit(out, resize, res);
 }
@@ -491,9 +496,6 @@ tl_tensor_impl *tl_logsumexp(tl_tensor_impl *a, int64_t dim)
                  "-inf for an empty reduction)", name, d);
         return NULL;
     }
-    const tl_dtype rt = (tl_dtype)a->dtype;
-    const tl_dtype wt =
-        rt == TL_DTYPE_FLOAT64 ? TL_DTYPE_FLOAT64 : TL_DTYPE_FLOAT32;
     int64_t rs[TL_MAX_DIMS];
     int rn = 0;
     for (int i = 0; i < a->ndim; i++) {
@@ -501,44 +503,5 @@ tl_tensor_impl *tl_logsumexp(tl_tensor_impl *a, int64_t dim)
             rs[rn++] = a->sizes[i];
         }
     }
-    ss_rows R;
-    if (ss_rows_init(&R, a, d, wt) < 0) {
-        return NULL;
-    }
-    tl_tensor_impl *res =
-        tl_tensor_empty(rn, rs, wt, a->device, TL_MEMKIND_DEFAULT);
-    if (!res) {
-        ss_rows_free(&R);
-        return NULL;
-    }
-    if (a->numel > 0) {
-        sm_ctx C;
-        memset(&C, 0, sizeof C);
-        C.in = R.data;
-        C.out = tl_impl_data(res);
-        C.outer = R.outer;
-        C.n = R.n;
-        C.inner = R.inner;
-        C.mode = SM_LSE;
-        tl_tensor_impl *pins[2] = {R.t, res};
-        if (R.inner == 1) {
-            C.rows_per_task = ROW_WORK / R.n + 1;
-            ss_parallel((R.outer + C.rows_per_task - 1) / C.rows_per_task,
-                        a->numel,
-                        wt == TL_DTYPE_FLOAT32 ? sm_rows_f32 : sm_rows_f64,
-                        &C, pins, 2);
-        } else {
-            C.lane_blocks = (R.inner + LANES - 1) / LANES;
-            ss_parallel(R.outer * C.lane_blocks, a->numel,
-                        wt == TL_DTYPE_FLOAT32 ? sm_lanes_f32 : sm_lanes_f64,
-                        &C, pins, 2);
-        }
-    }
-    ss_rows_free(&R);
-    if (wt != rt) {
-        tl_tensor_impl *c = tl_op_to_dtype(res, rt, false);
-        tl_tensor_decref(res);
-        res = c;
-    }
-    return res;
+    return run_rows(a, d, (tl_dtype)a->dtype, rn, rs, SM_LSE);
 }
