@@ -679,17 +679,23 @@ def test_record_stream_defers_reuse_across_streams():
     cuda.synchronize()
     x = tl.empty(256, device="cuda")
     ptr = x.data_ptr()
+    # work queued on s, so that the event recorded at free time is pending
+    # (on an idle stream it completes at once, and reuse is then allowed)
+    with cuda.stream(s):
+        big = tl.ones(1 << 24, device="cuda")
+        for _ in range(20):
+            big.mul_(1.0001)
     x.record_stream(s)
     del x
     gc.collect()
     # A new block of the same size on the default stream: the freed one is
-    # not handed out before s's work done at free time completes -- unless
-    # the events already completed (always so in emulation).
+    # not handed out before s's work done at free time completes.
     y = tl.empty(256, device="cuda")
-    if not cuda.is_emulated():
+    busy = not s.query()  # still busy now, so busy when y was allocated
+    if busy:
         assert y.data_ptr() != ptr
     cuda.synchronize()
-    del y
+    del y, big
     # On another stream, a freed block of the default stream is never
     # reused.
     with cuda.stream(s):
@@ -750,6 +756,15 @@ def test_torch_cuda_interop():
     assert t.is_cuda and t.tolist() == [0, 1, 2, 3, 4]
     back = tl.from_dlpack(torch.arange(3.0, device="cuda"))
     assert back.cpu().tolist() == [0, 1, 2]
+    assert back.device == tl.device("cuda", 0)
+    # work still queued on torch's stream is ordered before ours (the
+    # stream argument of __dlpack__), and the memory is shared, not copied
+    a = torch.arange(1 << 20, device="cuda", dtype=torch.float64) * 2
+    b = tl.from_dlpack(a)
+    assert b.sum().item() == float(a.sum().item())
+    b.fill_(1.0)
+    torch.cuda.synchronize()
+    assert a.sum().item() == float(1 << 20)
 
 
 @needs_gpu

@@ -338,6 +338,7 @@ static bool walk(sg_plan *p)
     }
     per_unit = p->sizes[p->dim];
     if (units == 0 || per_unit == 0) {
+        p->bad = NULL; /* (bad dies with this frame) */
         return false;
     }
     int64_t grain = TL_ITER_GRAIN / per_unit;

@@ -487,16 +487,43 @@ static PyObject *py_from_dlpack(PyObject *m, PyObject *x)
         }
         return NULL;
     }
-    long dtype_ = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2
-                      ? PyLong_AsLong(PyTuple_GET_ITEM(dev, 0)) : -1;
+    const bool pair = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
+    long dtype_ = pair ? PyLong_AsLong(PyTuple_GET_ITEM(dev, 0)) : -1;
+    long did = pair ? PyLong_AsLong(PyTuple_GET_ITEM(dev, 1)) : -1;
     Py_DECREF(dev);
-    if (dtype_ != TL_DL_CPU && dtype_ != TL_DL_CUDA_HOST) {
-        if (!PyErr_Occurred()) {
-            PyErr_Format(PyExc_BufferError,
-                         "from_dlpack: the producer's memory is on DLPack "
-                         "device type %ld; this build reads CPU memory only",
-                         dtype_);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    /* CUDA memory comes in on our current stream of that device: DLPack's
+     * stream argument makes the producer order its pending work before
+     * it (1 names the legacy default stream, as in __dlpack__ above). */
+    long long stream = 0;
+    bool cuda_mem = dtype_ == TL_DL_CUDA;
+    if (cuda_mem) {
+        tl_device d = {.type = TL_DEVICE_CUDA, .index = 0};
+        const tl_device_ops *o = NULL;
+        if (did >= 0 && did <= TL_MAX_DEVICE_INDEX) {
+            d.index = (int16_t)did;
+            if (tl_device_require(d) == 0) {
+                o = tl_device_ops_get(TL_DEVICE_CUDA);
+            }
         }
+        if (!o) {
+            PyErr_Format(PyExc_BufferError,
+                         "from_dlpack: the producer's memory is on CUDA "
+                         "device %ld, which this build cannot reach: %s",
+                         did, tl_error_kind() < 0 ? tl_error_message()
+                                                  : "bad device index");
+            tl_error_clear();
+            return NULL;
+        }
+        const tl_stream ours = o->current_stream(d.index);
+        stream = ours == 0 ? 1 : (long long)ours;
+    } else if (dtype_ != TL_DL_CPU && dtype_ != TL_DL_CUDA_HOST) {
+        PyErr_Format(PyExc_BufferError,
+                     "from_dlpack: the producer's memory is on DLPack "
+                     "device type %ld; this build reads CPU and CUDA memory",
+                     dtype_);
         return NULL;
     }
     /* Ask for a versioned capsule; old producers take no keywords. */
@@ -504,13 +531,24 @@ static PyObject *py_from_dlpack(PyObject *m, PyObject *x)
     if (!meth) {
         return NULL;
     }
-    PyObject *kw = Py_BuildValue("{s:(ii)}", "max_version", TL_DLPACK_MAJOR,
-                                 TL_DLPACK_MINOR);
+    PyObject *kw = cuda_mem
+                       ? Py_BuildValue("{s:(ii),s:L}", "max_version",
+                                       TL_DLPACK_MAJOR, TL_DLPACK_MINOR,
+                                       "stream", stream)
+                       : Py_BuildValue("{s:(ii)}", "max_version",
+                                       TL_DLPACK_MAJOR, TL_DLPACK_MINOR);
     PyObject *empty = PyTuple_New(0);
     PyObject *cap = kw && empty ? PyObject_Call(meth, empty, kw) : NULL;
     if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        /* an old producer: no max_version (the stream still, for CUDA) */
         PyErr_Clear();
-        cap = PyObject_CallNoArgs(meth);
+        if (cuda_mem) {
+            PyObject *kw2 = Py_BuildValue("{s:L}", "stream", stream);
+            cap = kw2 && empty ? PyObject_Call(meth, empty, kw2) : NULL;
+            Py_XDECREF(kw2);
+        } else {
+            cap = PyObject_CallNoArgs(meth);
+        }
     }
     Py_XDECREF(kw);
     Py_XDECREF(empty);
