@@ -195,9 +195,24 @@ def test_running_product_order_as_torch(torch):
 
 
 def test_allocation_failure_is_memory_error():
+    # 2^53 bytes: beyond any x86-64 user address space, so it fails even
+    # where the kernel overcommits (16 TiB did not fail on a 128 GiB GPU
+    # machine with overcommit on)
     with nothing_allocated():
-        raises(MemoryError, lambda: tl.empty(2 ** 41, dtype=tl.float64),
-               str(2 ** 44))
+        raises(MemoryError, lambda: tl.empty(2 ** 50, dtype=tl.float64),
+               str(2 ** 53))
+
+
+def test_messages_carry_their_numbers():
+    # PyErr_Format has no %g: Python 3.11 printed "%g" literally, 3.12
+    # raised SystemError (seen on the GPU machine's Python 3.12)
+    for f, num in ((lambda: tl.logspace(0, 1, 3, base=-2.0), "-2"),
+                   (lambda: tl.normal(tl.zeros(3), -1.5), "-1.5"),
+                   (lambda: tl.normal(tl.zeros(3),
+                                      tl.tensor([1.0, -0.25, 1.0])), "-0.25")):
+        with pytest.raises(ValueError) as info:
+            f()
+        assert num in str(info.value) and "%" not in str(info.value)
 
 
 # ---- dtype and device strings ----------------------------------------------

@@ -6,6 +6,7 @@
  * tl_joinindex_init.  The work happens in csrc/core/join.c, index_ops.c
  * and creation_ops.c; the compositions (hstack, tile, take, ...) are in
  * tensorlib/_joinindex.py. */
+#include <stdio.h>
 #include <string.h>
 
 #include "pytl.h"
@@ -613,8 +614,11 @@ static PyObject *spaced(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
             : base.kind == TL_KIND_UINT ? (double)base.v.u
                                         : (double)base.v.i;
         if (!(b > 0)) {
+            /* (PyErr_Format has no %g: Python 3.12 raises SystemError) */
+            char num[32];
+            snprintf(num, sizeof num, "%g", b);
             PyErr_Format(PyExc_ValueError, "logspace(): base must be "
-                         "positive here, got %g", b);
+                         "positive here, got %s", num);
             return NULL;
         }
     }

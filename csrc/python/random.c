@@ -7,6 +7,7 @@
  * themselves come from csrc/core/random.c; this file parses, validates
  * and allocates. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pytl.h"
@@ -836,8 +837,11 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
         return NULL;
     }
     if (!si && (!(std >= 0.0) || isinf(std))) {
+        /* (PyErr_Format has no %g: Python 3.12 raises SystemError) */
+        char num[32];
+        snprintf(num, sizeof num, "%g", std);
         PyErr_Format(PyExc_ValueError, "normal expects std >= 0.0, but found "
-                     "std %g", std);
+                     "std %s", num);
         return NULL;
     }
     if (si) {
@@ -853,8 +857,10 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
         const double *p = (const double *)tl_impl_data(sd);
         for (int64_t i = 0; i < sd->numel; i++) {
             if (!(p[i] >= 0.0) || isinf(p[i])) {
+                char num[32];
+                snprintf(num, sizeof num, "%g", p[i]);
                 PyErr_Format(PyExc_ValueError, "normal expects all elements "
-                             "of std >= 0.0, but found %g", p[i]);
+                             "of std >= 0.0, but found %s", num);
                 goto fail;
             }
         }
