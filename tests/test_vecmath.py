@@ -210,8 +210,8 @@ def test_trig_fixup_in_every_chunk_position(n, dt, baseline):
 # The float32 loops that compute in float (Note [float32 in float] in
 # csrc/core/vecmath_body.h); tools/vecmath_exhaustive.c checks them on all
 # 2^32 arguments (docs/accuracy.md), these tests on a sample of each part.
-FLOAT_KERNELS = ["exp", "log", "log2", "log1p", "sin", "cos", "tan",
-                 "sigmoid", "erf"]
+FLOAT_KERNELS = ["exp", "expm1", "log", "log2", "log1p", "sin", "cos",
+                 "tan", "tanh", "sigmoid", "erf"]
 
 
 def _f32_sweep():
@@ -232,7 +232,9 @@ def _f32_edges():
            # exp/sigmoid clamps and the sigmoid switch at e < 2^-30
            np.linspace(-105, 90, 4001, dtype=f),
            f([88.72283, 88.72284, 89.0, -103.97207, -103.9721, -104.0,
-              -20.79, -20.8, -20.81]),
+              88.37626, 88.37627, 44.0, 44.36142, -17.32868, -18.0,
+              -18.1, 9.010913, 9.01092, 9.5, 9.6]),
+           np.ldexp(f(1.0), np.arange(-16, -11)).astype(f),  # tanh: x
            # log family: subnormals, around 1, log1p near -1 and 2^24
            np.ldexp(f(1.5), np.arange(-149, -125)).astype(f),
            np.nextafter(f(1), f([0, 2, 0.5, 3])),

@@ -729,8 +729,8 @@ VM_INLINE double k_atan2(double y, double x)
  * double's), so the clamps only keep the double arithmetic finite.
  * Where a kernel in float meets the same bound (Note [float32 in float])
  * it replaces the one here in the float32 loop; those here remain for
- * expm1, tanh, erf, pow and atan2, and k32_sin/cos/tan for the arguments
- * the float reduction hands over. */
+ * pow and atan2, and k32_sin/cos/tan for the arguments the float
+ * reduction hands over. */
 
 VM_INLINE double k32_exp(double x)
 {
@@ -750,29 +750,6 @@ VM_INLINE double k32_exp(double x)
     p = VM_FMA(p, r, 1.0);
     p = VM_FMA(p, r, 1.0);
     double v = p * pow2i(n);
-    return x != x ? x + x : v;
-}
-
-/* expm1 for the float32 loops: 2^n expm1(r) + (2^n - 1), exact terms. */
-VM_INLINE double k32_expm1(double x)
-{
-    double xc = x > 120.0 ? 120.0 : x;
-    xc = xc < -40.0 ? -40.0 : xc;
-    double n = round_int(xc * VM_LOG2E);
-    double r = (xc - n * VM_LN2HI) - n * VM_LN2LO;
-    double p = 1.0 / 3628800.0;
-    p = VM_FMA(p, r, 1.0 / 362880.0);
-    p = VM_FMA(p, r, 1.0 / 40320.0);
-    p = VM_FMA(p, r, 1.0 / 5040.0);
-    p = VM_FMA(p, r, 1.0 / 720.0);
-    p = VM_FMA(p, r, 1.0 / 120.0);
-    p = VM_FMA(p, r, 1.0 / 24.0);
-    p = VM_FMA(p, r, 1.0 / 6.0);
-    p = VM_FMA(p, r, 0.5);
-    double em = VM_FMA(r * r, p, r);
-    double s = pow2i(n);
-    double v = VM_FMA(s, em, s - 1.0);
-    v = x == 0.0 ? x : v;
     return x != x ? x + x : v;
 }
 
@@ -843,55 +820,6 @@ VM_INLINE double k32_tan(double x, double *bad)
     double v = num / den;
     v = x == 0.0 ? x : v;
     return (x - x != 0.0) ? x - x : v;
-}
-
-VM_INLINE double k32_tanh(double x)
-{
-    double ax = fabs(x);
-    double t = ax > 10.0 ? 10.0 : ax;
-    double e = k32_expm1(2.0 * t);
-    double v = __builtin_copysign(e / (e + 2.0), x);
-    v = x == 0.0 ? x : v;
-    return x != x ? x + x : v;
-}
-
-/* erfc(x) = t exp(-x^2 + h(u)) on x in [0.75, 4] (erf(x) rounds to 1 in
- * float beyond 3.92), h of degree 10 (error 5e-12). */
-static const double erfc32_h[11] = {
-    -0x1.e5bbd4ab27302p-27, 0x1.0780efb0ad15cp-23, 0x1.e505aff8543bcp-24,
-    -0x1.cb230e743a639p-19, 0x1.7de647fbfd5d7p-19, 0x1.715ff4531fed4p-14,
-    -0x1.679a1e704545cp-13, -0x1.884dd5e733840p-9, 0x1.88c604100420cp-8,
-    0x1.11717f648b35bp-2,   -0x1.4300abddece39p-1,
-};
-
-VM_INLINE double k32_erf(double x)
-{
-    double ax = fabs(x);
-    double z = x * x;
-    double P = -1.0 / (3628800.0 * 21.0);             /* k = 10 */
-    P = VM_FMA(P, z, 1.0 / (362880.0 * 19.0));
-    P = VM_FMA(P, z, -1.0 / (40320.0 * 17.0));
-    P = VM_FMA(P, z, 1.0 / (5040.0 * 15.0));
-    P = VM_FMA(P, z, -1.0 / (720.0 * 13.0));
-    P = VM_FMA(P, z, 1.0 / (120.0 * 11.0));
-    P = VM_FMA(P, z, -1.0 / (24.0 * 9.0));
-    P = VM_FMA(P, z, 1.0 / (6.0 * 7.0));
-    P = VM_FMA(P, z, -1.0 / (2.0 * 5.0));
-    P = VM_FMA(P, z, 1.0 / 3.0);
-    double small = x * 0x1.20dd750429b6dp+0 * VM_FMA(-z, P, 1.0);
-    double xa = ax > 4.0 ? 4.0 : ax;
-    xa = xa < 0.75 ? 0.75 : xa;
-    double t = 2.0 / (2.0 + xa);
-    double u = (t - 0x1.0f83e0f83e0f8p-1) * 0x1.44ec4ec4ec4ecp+2;
-    double h = erfc32_h[0];
-#define H(i) h = VM_FMA(h, u, erfc32_h[i])
-    H(1); H(2); H(3); H(4); H(5); H(6); H(7); H(8); H(9); H(10);
-#undef H
-    double big = 1.0 - t * k32_exp(h - xa * xa);
-    big = __builtin_copysign(big, x);
-    double v = ax < 0.75 ? small : big;
-    v = ax > 4.0 ? __builtin_copysign(1.0, x) : v;
-    return x != x ? x + x : v;
 }
 
 /* pow for the float32 loops: exp(y log|x|) in double.  A float result
@@ -980,8 +908,9 @@ VM_INLINE double k32_atan2(double y, double x)
 }
 
 /* ---- float32 kernels in float -----------------------------------------
- * Note [float32 in float]: the float32 loops of exp, sin, cos, tan,
- * sigmoid, log, log2 and log1p compute in float (8 lanes on AVX2, 16 on
+ * Note [float32 in float]: the float32 loops of exp, expm1, log, log1p,
+ * log2, sin, cos, tan, tanh, sigmoid and erf compute in float (8 lanes on
+ * AVX2, 16 on
  * AVX-512, where the widening kernels of Note [float32 through double]
  * run 4 or 8).  A result within 1 ulp of the correctly rounded float
  * needs an error below about 1.5 ulp of the exact value (the correctly
@@ -994,8 +923,14 @@ VM_INLINE double k32_atan2(double y, double x)
  *    bits so n * LN2HI is exact), exp(r) = 1 + (r + r^2 P(r)) with P the
  *    Taylor series to r^7; 2^n applied as two factors, so that subnormal
  *    results round once.
+ *  - expm1: the same reduction with n LN2LO's rounding kept, then
+ *    (2^n - 1) + 2^n expm1(r) as float-floats; tanh: expm1(2|x|) /
+ *    (expm1(2|x|) + 2), float-float numerator and denominator, the
+ *    quotient corrected by its remainder.
  *  - sigmoid: e = exp(-|x|), then 1/(1 + e) or e/(1 + e) with 1 + e as
  *    a float-float and the quotient corrected by its remainder.
+ *  - erf: Taylor below 0.75, 1 - t exp(-x^2 + h) above (kf_erf); its
+ *    bound is the one recorded for erf, 2 ulp, not 1.
  *  - log, log2, log1p: fdlibm's reduction as in k_log_core (m in
  *    [sqrt(1/2), sqrt 2), s = f / (2 + f)), f^2/2 exact as a float-float,
  *    the atanh series to s^11, k ln2 added last in two parts (log2: the
@@ -1116,20 +1051,82 @@ VM_INLINE float kf_exp(float x)
 VM_INLINE float kf_sigmoid(float x)
 {
     float e = kf_exp(-fabsf(x));
-    /* Below 2^-30, e / (1 + e) rounds to e; the corrected quotient runs
-     * on 2^-30 instead, so that its remainder never goes subnormal (slow
-     * on x86), and its value is discarded. */
-    float ec = e < 0x1p-30f ? 0x1p-30f : e;
+    /* (Below x = -70 the remainder below goes subnormal, which x86 runs
+     * slowly; clamping e to avoid it cost a third of the speed on the
+     * common range, so it stays.) */
     float dl;
-    float dh = fast_two_sumf(1.0f, ec, &dl);
-    float num = x >= 0.0f ? 1.0f : ec;
+    float dh = fast_two_sumf(1.0f, e, &dl);
+    float num = x >= 0.0f ? 1.0f : e;
     float rinv = 1.0f / dh;
     float q = num * rinv;
     float pe;
     float p = two_prodf(q, dh, &pe);
     float rem = ((num - p) - pe) - q * dl;
     float v = VM_FMAF(rem, rinv, q);
-    v = x < 0.0f ? (e < 0x1p-30f ? e : v) : v;
+    return x != x ? x + x : v;
+}
+
+/* expm1 in float as hi + *lo: the reduction of kf_exp with r + rl
+ * carrying n LN2LO's rounding, expm1(r + rl) = r + (q + rl (1 + r)),
+ * q = r^2 P(r), then (2^n - 1) + 2^n r + 2^n (...) with 2^n - 1 an exact
+ * float-float and 2^n r exact; above n = 64 the "- 1" is far below an ulp
+ * and 2^(n-1) is used, doubled at the end (2^128 overflows). */
+VM_INLINE float kf_expm1_ff(float x, float *lo)
+{
+    float xc = x > 89.0f ? 89.0f : x;
+    xc = xc < -18.0f ? -18.0f : xc;
+    float n = round_intf(xc * VM_LOG2EF);
+    float r1 = xc - n * VM_LN2HIF;              /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    float rl = VM_FMAF(-n, VM_LN2LOF, r1 - r);
+    float p = 1.0f / 5040.0f;
+    p = VM_FMAF(p, r, 1.0f / 720.0f);
+    p = VM_FMAF(p, r, 1.0f / 120.0f);
+    p = VM_FMAF(p, r, 1.0f / 24.0f);
+    p = VM_FMAF(p, r, 1.0f / 6.0f);
+    p = VM_FMAF(p, r, 0.5f);
+    float tail = VM_FMAF(rl, r, rl) + r * r * p;
+    float big = n > 64.0f ? 1.0f : 0.0f;
+    float s = pow2if(n - big);
+    float cl;
+    float c = two_sumf(s, big - 1.0f, &cl);     /* s - 1, or s when big */
+    float l1;
+    float h = two_sumf(c, s * r, &l1);          /* s r exact */
+    float l = l1 + VM_FMAF(s, tail, cl);
+    float res = h + l;
+    float m = big + 1.0f;
+    *lo = ((h - res) + l) * m;
+    return res * m;
+}
+
+VM_INLINE float kf_expm1(float x)
+{
+    float lo;
+    float v = kf_expm1_ff(x, &lo);
+    v = x == 0.0f ? x : v;
+    return x != x ? x + x : v;
+}
+
+/* tanh in float: expm1(2|x|) / (expm1(2|x|) + 2) with the float-float
+ * expm1 and a corrected quotient; x itself below 2^-13 (tanh x rounds to
+ * x there), +-1 from 9.5 on (it rounds to 1 above 9.01). */
+VM_INLINE float kf_tanh(float x)
+{
+    float ax = fabsf(x);
+    float t = ax > 9.5f ? 9.5f : ax;
+    float el;
+    float eh = kf_expm1_ff(2.0f * t, &el);
+    float dl0;
+    float dh = two_sumf(2.0f, eh, &dl0);
+    float dl = dl0 + el;
+    float rinv = 1.0f / dh;
+    float q = eh * rinv;
+    float pe;
+    float p = two_prodf(q, dh, &pe);
+    float rem = (((eh - p) - pe) + el) - q * dl;
+    float v = VM_FMAF(rem, rinv, q);
+    v = __builtin_copysignf(v, x);
+    v = ax < 0x1p-13f ? x : v;
     return x != x ? x + x : v;
 }
 
@@ -1211,8 +1208,10 @@ VM_INLINE float kf_log1p(float x)
 
 /* erf in float: x (2/sqrt(pi)) (1 + z P(z)), z = x^2, Taylor to z^9
  * below 0.75 with 2/sqrt(pi) as a float-float; above, 1 - erfc with
- * erfc(x) = t exp(-x^2 + h(u)), t = 2 / (2 + x), k32_erf's h (fitted on
- * [0.75, 4]) in float; the rounding errors of -x^2 + h and of t become
+ * erfc(x) = t exp(-x^2 + h(u)), t = 2 / (2 + x), u = (t - 0.5303) *
+ * 5.077 (t's range mapped to [-1, 1]), h of degree 10 fitted (Chebyshev,
+ * mpmath, error 5e-12) on [0.75, 4] and evaluated in float; the
+ * rounding errors of -x^2 + h and of t become
  * a factor (1 + small) on exp of the rounded sum; erf(x) = +-1 beyond 4
  * (it rounds to 1 above 3.92). */
 VM_INLINE float kf_erf(float x)
@@ -1409,11 +1408,11 @@ VM_INLINE float kf_tan(float x, float *bad)
     }
 
 VM_UNARYF(loop_exp, k_exp, kf_exp)
-VM_UNARY(loop_expm1, k_expm1, k32_expm1)
+VM_UNARYF(loop_expm1, k_expm1, kf_expm1)
 VM_UNARYF(loop_log, k_log, kf_log)
 VM_UNARYF(loop_log1p, k_log1p, kf_log1p)
 VM_UNARYF(loop_log2, k_log2, kf_log2)
-VM_UNARY(loop_tanh, k_tanh, k32_tanh)
+VM_UNARYF(loop_tanh, k_tanh, kf_tanh)
 VM_UNARYF(loop_sigmoid, k_sigmoid, kf_sigmoid)
 VM_UNARYF(loop_erf, k_erf, kf_erf)
 
