@@ -1048,6 +1048,27 @@ VM_INLINE float kf_exp(float x)
     return x != x ? x + x : res;
 }
 
+/* exp(x) as hi + *lo for x in [-80, 80] (no overflow or subnormal
+ * scaling): kf_exp's value before its last rounding of 1 + em. */
+VM_INLINE float kf_exp_ff(float x, float *lo)
+{
+    float n = round_intf(x * VM_LOG2EF);
+    float r1 = x - n * VM_LN2HIF;               /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    float p = 1.0f / 5040.0f;
+    p = VM_FMAF(p, r, 1.0f / 720.0f);
+    p = VM_FMAF(p, r, 1.0f / 120.0f);
+    p = VM_FMAF(p, r, 1.0f / 24.0f);
+    p = VM_FMAF(p, r, 1.0f / 6.0f);
+    p = VM_FMAF(p, r, 0.5f);
+    float em = VM_FMAF(r * r, p, r);
+    float el;
+    float eh = fast_two_sumf(1.0f, em, &el);
+    float s = pow2if(n);
+    *lo = el * s;
+    return eh * s;
+}
+
 VM_INLINE float kf_sigmoid(float x)
 {
     float e = kf_exp(-fabsf(x));
@@ -1209,8 +1230,8 @@ VM_INLINE float kf_log1p(float x)
 /* erf in float: x (2/sqrt(pi)) (1 + z P(z)), z = x^2, Taylor to z^9
  * below 0.75 with 2/sqrt(pi) as a float-float; above, 1 - erfc with
  * erfc(x) = t exp(-x^2 + h(u)), t = 2 / (2 + x), u = (t - 0.5303) *
- * 5.077 (t's range mapped to [-1, 1]), h of degree 10 fitted (Chebyshev,
- * mpmath, error 5e-12) on [0.75, 4] and evaluated in float; the
+ * 5.077 (t's range mapped to [-1, 1]), h of degree 7 fitted (Chebyshev,
+ * mpmath, error 1.5e-9) on [0.75, 4] and evaluated in float; the
  * rounding errors of -x^2 + h and of t become
  * a factor (1 + small) on exp of the rounded sum; erf(x) = +-1 beyond 4
  * (it rounds to 1 above 3.92). */
@@ -1237,25 +1258,26 @@ VM_INLINE float kf_erf(float x)
     float d = two_sumf(2.0f, xa, &de);
     float t = 2.0f / d;
     /* t (1 + tr / 2) is 2 / (2 + xa) to about 2^-46 */
-    float tr = VM_FMAF(-t, d, 2.0f) - t * de;
-    float u = (t - 0x1.0f83e0p-1f) * 0x1.44ec4ep+2f;
-    float h = -0x1.e5bbd4ab27302p-27f;
-    h = VM_FMAF(h, u, 0x1.0780efb0ad15cp-23f);
-    h = VM_FMAF(h, u, 0x1.e505aff8543bcp-24f);
-    h = VM_FMAF(h, u, -0x1.cb230e743a639p-19f);
-    h = VM_FMAF(h, u, 0x1.7de647fbfd5d7p-19f);
-    h = VM_FMAF(h, u, 0x1.715ff4531fed4p-14f);
-    h = VM_FMAF(h, u, -0x1.679a1e704545cp-13f);
-    h = VM_FMAF(h, u, -0x1.884dd5e733840p-9f);
-    h = VM_FMAF(h, u, 0x1.88c604100420cp-8f);
-    h = VM_FMAF(h, u, 0x1.11717f648b35bp-2f);
-    h = VM_FMAF(h, u, -0x1.4300abddece39p-1f);
+    float tpe;
+    float tp = two_prodf(t, d, &tpe);
+    float tr = ((2.0f - tp) - tpe) - t * de;
+    float u = VM_FMAF(0.5f * tr * t, 0x1.44ec4ep+2f,
+                      (t - 0x1.0f83e0p-1f) * 0x1.44ec4ep+2f);
+    float h = -0x1.aa32f83c4891ep-19f;
+    h = VM_FMAF(h, u, 0x1.96fe5282da091p-19f);
+    h = VM_FMAF(h, u, 0x1.70bb55172248ap-14f);
+    h = VM_FMAF(h, u, -0x1.67d4d0fd9ea3fp-13f);
+    h = VM_FMAF(h, u, -0x1.884ccf115b1bap-9f);
+    h = VM_FMAF(h, u, 0x1.88c65f69ae0edp-8f);
+    h = VM_FMAF(h, u, 0x1.11717f5468653p-2f);
+    h = VM_FMAF(h, u, -0x1.4300abe39b421p-1f);
     float xxe;
     float xx = two_prodf(xa, xa, &xxe);
     float ae;
     float ah = two_sumf(h, -xx, &ae);
-    float e = kf_exp(ah);
-    float erfc = t * VM_FMAF(e, (ae - xxe) + 0.5f * tr, e);
+    float elo;
+    float e = kf_exp_ff(ah, &elo);
+    float erfc = t * (e + VM_FMAF(e, (ae - xxe) + 0.5f * tr, elo));
     float big = __builtin_copysignf(1.0f - erfc, x);
     float v = ax < 0.75f ? small : big;
     v = ax > 4.0f ? __builtin_copysignf(1.0f, x) : v;
