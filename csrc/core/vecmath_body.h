@@ -1317,9 +1317,11 @@ VM_INLINE uint32_t kf_trig(float x, float *sh, float *sl, float *ch, float *cl,
     float qh = two_prodf(n, VM_PIO2BF, &qe);
     float ve;
     float v = two_sumf(u, -qh, &ve);
-    float tail = (ue + ve) - VM_FMAF(n, VM_PIO2CF, qe);
-    float rl;
-    float rh = fast_two_sumf(v, tail, &rl);
+    /* r = rh + rl, unnormalised: |rl| is below 2^-24 |rh| except where
+     * |rh| < 2^-10, and there the terms rl multiplies are tiny */
+    float rh = v;
+    float rl = (ue + ve) - VM_FMAF(n, VM_PIO2CF, qe);
+    /* NaN: xc = 0, n = 0, not flagged (the result is x - x) */
     float bd = n == 0.0f ? 1.0f : fabsf(rh);
     *bad = ax <= VM_TRIGF_MAX ? bd : (ax != ax ? 1.0f : 0.0f);
     float ze;
