@@ -910,9 +910,8 @@ VM_INLINE double k32_atan2(double y, double x)
 /* ---- float32 kernels in float -----------------------------------------
  * Note [float32 in float]: the float32 loops of exp, expm1, log, log1p,
  * log2, sin, cos, tan, tanh, sigmoid and erf compute in float (8 lanes on
- * AVX2, 16 on
- * AVX-512, where the widening kernels of Note [float32 through double]
- * run 4 or 8).  A result within 1 ulp of the correctly rounded float
+ * AVX2, 16 on AVX-512, where the widening kernels of Note [float32
+ * through double] run 4 or 8).  A result within 1 ulp of the correctly rounded float
  * needs an error below about 1.5 ulp of the exact value (the correctly
  * rounded one is itself within 0.5), so each kernel keeps its roundings
  * to about one ulp: the reductions are exact or carried as float-floats
