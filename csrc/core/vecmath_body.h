@@ -1047,41 +1047,53 @@ VM_INLINE float kf_exp(float x)
     return x != x ? x + x : res;
 }
 
-/* exp(x) as hi + *lo for x in [-80, 80] (no overflow or subnormal
- * scaling): kf_exp's value before its last rounding of 1 + em. */
+/* exp(x) as hi + *lo (|lo| at most half an ulp of hi) for x in
+ * [-104, 0]: kf_exp with the rounding of n LN2LO kept (r + rl) and 1 + r
+ * + r^2 P(r) as an exact 1 + r plus the rest, so that hi + lo is within
+ * about 0.4 ulp where kf_exp's one float is within 1; 2^n as two factors
+ * (subnormal results round once, in hi). */
 VM_INLINE float kf_exp_ff(float x, float *lo)
 {
     float n = round_intf(x * VM_LOG2EF);
     float r1 = x - n * VM_LN2HIF;               /* exact */
     float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    float rl = VM_FMAF(-n, VM_LN2LOF, r1 - r);
     float p = 1.0f / 5040.0f;
     p = VM_FMAF(p, r, 1.0f / 720.0f);
     p = VM_FMAF(p, r, 1.0f / 120.0f);
     p = VM_FMAF(p, r, 1.0f / 24.0f);
     p = VM_FMAF(p, r, 1.0f / 6.0f);
     p = VM_FMAF(p, r, 0.5f);
-    float em = VM_FMAF(r * r, p, r);
+    float el0;
+    float eh0 = fast_two_sumf(1.0f, r, &el0);
     float el;
-    float eh = fast_two_sumf(1.0f, em, &el);
-    float s = pow2if(n);
-    *lo = el * s;
-    return eh * s;
+    float eh = fast_two_sumf(eh0, el0 + VM_FMAF(r * r, p, rl), &el);
+    float n1 = round_intf(n * 0.5f);
+    float s1 = pow2if(n1), s2 = pow2if(n - n1);
+    *lo = (el * s1) * s2;
+    return (eh * s1) * s2;
 }
 
+/* sigmoid: e = exp(-|x|) as a float-float (kf_exp's 1-ulp error would
+ * pass straight into e / (1 + e)), then 1 / (1 + e) or e / (1 + e) as a
+ * quotient corrected by its remainder.  (Below x = -70 the remainder goes
+ * subnormal, which x86 runs slowly; clamping it away cost a third of the
+ * speed on the common range, so it stays.) */
 VM_INLINE float kf_sigmoid(float x)
 {
-    float e = kf_exp(-fabsf(x));
-    /* (Below x = -70 the remainder below goes subnormal, which x86 runs
-     * slowly; clamping e to avoid it cost a third of the speed on the
-     * common range, so it stays.) */
-    float dl;
-    float dh = fast_two_sumf(1.0f, e, &dl);
-    float num = x >= 0.0f ? 1.0f : e;
+    float m = -fabsf(x);
+    float el;
+    float eh = kf_exp_ff(m < -104.0f ? -104.0f : m, &el);
+    float dl0;
+    float dh = fast_two_sumf(1.0f, eh, &dl0);
+    float dl = dl0 + el;
+    float nh = x >= 0.0f ? 1.0f : eh;
+    float nl = x >= 0.0f ? 0.0f : el;
     float rinv = 1.0f / dh;
-    float q = num * rinv;
+    float q = nh * rinv;
     float pe;
     float p = two_prodf(q, dh, &pe);
-    float rem = ((num - p) - pe) - q * dl;
+    float rem = (((nh - p) - pe) + nl) - q * dl;
     float v = VM_FMAF(rem, rinv, q);
     return x != x ? x + x : v;
 }
