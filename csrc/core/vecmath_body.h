@@ -1263,6 +1263,10 @@ VM_INLINE float kf_erf(float x)
     float pe;
     float ph = two_prodf(x, ch, &pe);
     float small = ph + VM_FMAF(x, VM_FMAF(ch, -z * P, cl), pe);
+    /* below 2^-30 (z P under 2^-60): x (ch + cl) directly; the
+     * two-product's error term would go subnormal (inexact) near the
+     * bottom of the range */
+    small = ax < 0x1p-30f ? VM_FMAF(x, ch, x * cl) : small;
     float xa = ax > 4.0f ? 4.0f : ax;
     xa = xa < 0.75f ? 0.75f : xa;
     float de;
