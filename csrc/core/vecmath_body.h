@@ -928,8 +928,8 @@ VM_INLINE double k32_atan2(double y, double x)
  *    quotient corrected by its remainder.
  *  - sigmoid: e = exp(-|x|), then 1/(1 + e) or e/(1 + e) with 1 + e as
  *    a float-float and the quotient corrected by its remainder.
- *  - erf: Taylor below 0.75, 1 - t exp(-x^2 + h) above (kf_erf); its
- *    bound is the one recorded for erf, 2 ulp, not 1.
+ *  - erf: Taylor below 0.75, 1 - t exp(-x^2 + h) above (kf_erf); 1 ulp
+ *    on every argument (the recorded bound for erf stays 2).
  *  - log, log2, log1p: fdlibm's reduction as in k_log_core (m in
  *    [sqrt(1/2), sqrt 2), s = f / (2 + f)), f^2/2 exact as a float-float,
  *    the atanh series to s^11, k ln2 added last in two parts (log2: the
