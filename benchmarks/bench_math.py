@@ -55,7 +55,7 @@ CASES = [
     ("tan", np.tan, "tan", "tan", (-1.5, 1.5)),
     ("tanh", np.tanh, "tanh", "tanh", (-5, 5)),
     ("sigmoid", _np_sigmoid, "sigmoid", "sigmoid", (-10, 10)),
-    ("erf", sps.erf if sps else None, "erf", None, (-3, 3)),
+    ("erf", sps.erf if sps else None, "erf", "erf", (-3, 3)),
     ("pow", np.power, "pow", "pow", (0.1, 10)),
     ("atan2", np.arctan2, "atan2", None, (-10, 10)),
 ]

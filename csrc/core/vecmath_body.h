@@ -24,8 +24,10 @@
 
 /* Note [Vectorised transcendental functions]
  * Each function is a branch-free kernel on one double (ternaries become
- * blends), so that gcc vectorises the loop around it; float32 loops widen
- * to double, run the same kernel and round once to float, which keeps
+ * blends), so that gcc vectorises the loop around it; float32 loops
+ * compute in float where a float kernel meets the bound (Note [float32 in
+ * float]), else widen to double, run the same kernel and round once to
+ * float (Note [float32 through double]), which keeps
  * them within 1 ulp of the correctly rounded float result (the double
  * result is within ~1 double ulp, 2^-29 of a float ulp).  Special values
  * (+-0, +-inf, NaN, subnormals, overflow and underflow) are selected at the
@@ -724,7 +726,11 @@ VM_INLINE double k_atan2(double y, double x)
  * polynomials (truncation below 2^-34) and no double-double corrections:
  * about half the work of the float64 kernels.  Overflow and underflow come
  * out of the final conversion to float (float's range is well inside
- * double's), so the clamps only keep the double arithmetic finite. */
+ * double's), so the clamps only keep the double arithmetic finite.
+ * Where a kernel in float meets the same bound (Note [float32 in float])
+ * it replaces the one here in the float32 loop; those here remain for
+ * pow and atan2, and k32_sin/cos/tan for the arguments the float
+ * reduction hands over. */
 
 VM_INLINE double k32_exp(double x)
 {
@@ -744,91 +750,6 @@ VM_INLINE double k32_exp(double x)
     p = VM_FMA(p, r, 1.0);
     p = VM_FMA(p, r, 1.0);
     double v = p * pow2i(n);
-    return x != x ? x + x : v;
-}
-
-/* expm1 for the float32 loops: 2^n expm1(r) + (2^n - 1), exact terms. */
-VM_INLINE double k32_expm1(double x)
-{
-    double xc = x > 120.0 ? 120.0 : x;
-    xc = xc < -40.0 ? -40.0 : xc;
-    double n = round_int(xc * VM_LOG2E);
-    double r = (xc - n * VM_LN2HI) - n * VM_LN2LO;
-    double p = 1.0 / 3628800.0;
-    p = VM_FMA(p, r, 1.0 / 362880.0);
-    p = VM_FMA(p, r, 1.0 / 40320.0);
-    p = VM_FMA(p, r, 1.0 / 5040.0);
-    p = VM_FMA(p, r, 1.0 / 720.0);
-    p = VM_FMA(p, r, 1.0 / 120.0);
-    p = VM_FMA(p, r, 1.0 / 24.0);
-    p = VM_FMA(p, r, 1.0 / 6.0);
-    p = VM_FMA(p, r, 0.5);
-    double em = VM_FMA(r * r, p, r);
-    double s = pow2i(n);
-    double v = VM_FMA(s, em, s - 1.0);
-    v = x == 0.0 ? x : v;
-    return x != x ? x + x : v;
-}
-
-/* log(m) for m = 2^-k x in [sqrt(1/2), sqrt 2) as 2 atanh(f / (2 + f)),
- * series to s^11 (error < 2^-38 relative); writes k.  x positive finite
- * double from a float (never subnormal as a double). */
-VM_INLINE double k32_log_m(double x, double *kout)
-{
-    uint64_t u = asu64(x) +
-                 (UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd));
-    double ke = asf64((u >> 52) | UINT64_C(0x4330000000000000)) - 0x1p52;
-    *kout = ke - 1023.0;
-    double m = asf64((u & UINT64_C(0x000fffffffffffff)) +
-                     UINT64_C(0x3fe6a09e667f3bcd));
-    double f = m - 1.0;
-    double s = f / (2.0 + f);
-    double z = s * s;
-    double P = 2.0 / 13.0;
-    P = VM_FMA(P, z, 2.0 / 11.0);
-    P = VM_FMA(P, z, 2.0 / 9.0);
-    P = VM_FMA(P, z, 2.0 / 7.0);
-    P = VM_FMA(P, z, 2.0 / 5.0);
-    P = VM_FMA(P, z, 2.0 / 3.0);
-    /* 2 atanh(s) = 2s + s z P = f - s f + s z P */
-    return VM_FMA(s, z * P, VM_FMA(-s, f, f));
-}
-
-VM_INLINE double k32_logspecial(double x, double v)
-{
-    v = x == 0.0 ? -INFINITY : v;
-    v = x < 0.0 ? NAN : v;
-    v = x == INFINITY ? x : v;
-    return x != x ? x + x : v;
-}
-
-VM_INLINE double k32_log(double x)
-{
-    double k;
-    double l = k32_log_m(x, &k);
-    return k32_logspecial(x, VM_FMA(k, 0x1.62e42fefa39efp-1, l));
-}
-
-VM_INLINE double k32_log2(double x)
-{
-    double k;
-    double l = k32_log_m(x, &k);
-    return k32_logspecial(x, VM_FMA(l, VM_IVLN2HI, k));
-}
-
-VM_INLINE double k32_log1p(double x)
-{
-    /* 1 + x is exact in double for a float x with |x| >= 2^-29 or so; for
-     * smaller x the series of log1p itself is used */
-    double u = 1.0 + x;
-    double c = (x - (u - 1.0)) / u;
-    double k;
-    double l = k32_log_m(u, &k);
-    double v = VM_FMA(k, 0x1.62e42fefa39efp-1, l) + c;
-    v = x == -1.0 ? -INFINITY : v;
-    v = x < -1.0 ? NAN : v;
-    v = x == INFINITY ? x : v;
-    v = x == 0.0 ? x : v;
     return x != x ? x + x : v;
 }
 
@@ -899,62 +820,6 @@ VM_INLINE double k32_tan(double x, double *bad)
     double v = num / den;
     v = x == 0.0 ? x : v;
     return (x - x != 0.0) ? x - x : v;
-}
-
-VM_INLINE double k32_tanh(double x)
-{
-    double ax = fabs(x);
-    double t = ax > 10.0 ? 10.0 : ax;
-    double e = k32_expm1(2.0 * t);
-    double v = __builtin_copysign(e / (e + 2.0), x);
-    v = x == 0.0 ? x : v;
-    return x != x ? x + x : v;
-}
-
-VM_INLINE double k32_sigmoid(double x)
-{
-    double e = k32_exp(-fabs(x));
-    double v = (x >= 0.0 ? 1.0 : e) / (1.0 + e);
-    return x != x ? x + x : v;
-}
-
-/* erfc(x) = t exp(-x^2 + h(u)) on x in [0.75, 4] (erf(x) rounds to 1 in
- * float beyond 3.92), h of degree 10 (error 5e-12). */
-static const double erfc32_h[11] = {
-    -0x1.e5bbd4ab27302p-27, 0x1.0780efb0ad15cp-23, 0x1.e505aff8543bcp-24,
-    -0x1.cb230e743a639p-19, 0x1.7de647fbfd5d7p-19, 0x1.715ff4531fed4p-14,
-    -0x1.679a1e704545cp-13, -0x1.884dd5e733840p-9, 0x1.88c604100420cp-8,
-    0x1.11717f648b35bp-2,   -0x1.4300abddece39p-1,
-};
-
-VM_INLINE double k32_erf(double x)
-{
-    double ax = fabs(x);
-    double z = x * x;
-    double P = -1.0 / (3628800.0 * 21.0);             /* k = 10 */
-    P = VM_FMA(P, z, 1.0 / (362880.0 * 19.0));
-    P = VM_FMA(P, z, -1.0 / (40320.0 * 17.0));
-    P = VM_FMA(P, z, 1.0 / (5040.0 * 15.0));
-    P = VM_FMA(P, z, -1.0 / (720.0 * 13.0));
-    P = VM_FMA(P, z, 1.0 / (120.0 * 11.0));
-    P = VM_FMA(P, z, -1.0 / (24.0 * 9.0));
-    P = VM_FMA(P, z, 1.0 / (6.0 * 7.0));
-    P = VM_FMA(P, z, -1.0 / (2.0 * 5.0));
-    P = VM_FMA(P, z, 1.0 / 3.0);
-    double small = x * 0x1.20dd750429b6dp+0 * VM_FMA(-z, P, 1.0);
-    double xa = ax > 4.0 ? 4.0 : ax;
-    xa = xa < 0.75 ? 0.75 : xa;
-    double t = 2.0 / (2.0 + xa);
-    double u = (t - 0x1.0f83e0f83e0f8p-1) * 0x1.44ec4ec4ec4ecp+2;
-    double h = erfc32_h[0];
-#define H(i) h = VM_FMA(h, u, erfc32_h[i])
-    H(1); H(2); H(3); H(4); H(5); H(6); H(7); H(8); H(9); H(10);
-#undef H
-    double big = 1.0 - t * k32_exp(h - xa * xa);
-    big = __builtin_copysign(big, x);
-    double v = ax < 0.75 ? small : big;
-    v = ax > 4.0 ? __builtin_copysign(1.0, x) : v;
-    return x != x ? x + x : v;
 }
 
 /* pow for the float32 loops: exp(y log|x|) in double.  A float result
@@ -1042,6 +907,504 @@ VM_INLINE double k32_atan2(double y, double x)
     return x != x ? x + x : v;
 }
 
+/* ---- float32 kernels in float -----------------------------------------
+ * Note [float32 in float]: the float32 loops of exp, expm1, log, log1p,
+ * log2, sin, cos, tan, tanh, sigmoid and erf compute in float (8 lanes on
+ * AVX2, 16 on AVX-512, where the widening kernels of Note [float32
+ * through double] run 4 or 8).  A result within 1 ulp of the correctly rounded float
+ * needs an error below about 1.5 ulp of the exact value (the correctly
+ * rounded one is itself within 0.5), so each kernel keeps its roundings
+ * to about one ulp: the reductions are exact or carried as float-floats
+ * (a value plus its rounding error), the polynomials' truncation is below
+ * 2^-27 relative, and the last operation adds a small correction to a
+ * leading term formed exactly.
+ *  - exp: x = n ln2 + r (ln2 in two parts, the first with 9 trailing zero
+ *    bits so n * LN2HI is exact), exp(r) = 1 + (r + r^2 P(r)) with P the
+ *    Taylor series to r^7; 2^n applied as two factors, so that subnormal
+ *    results round once.
+ *  - expm1: the same reduction with n LN2LO's rounding kept, then
+ *    (2^n - 1) + 2^n expm1(r) as float-floats; tanh: expm1(2|x|) /
+ *    (expm1(2|x|) + 2), float-float numerator and denominator, the
+ *    quotient corrected by its remainder.
+ *  - sigmoid: e = exp(-|x|), then 1/(1 + e) or e/(1 + e) with 1 + e as
+ *    a float-float and the quotient corrected by its remainder.
+ *  - erf: Taylor below 0.75, 1 - t exp(-x^2 + h) above (kf_erf); 1 ulp
+ *    on every argument (the recorded bound for erf stays 2).
+ *  - log, log2, log1p: fdlibm's reduction as in k_log_core (m in
+ *    [sqrt(1/2), sqrt 2), s = f / (2 + f)), f^2/2 exact as a float-float,
+ *    the atanh series to s^11, k ln2 added last in two parts (log2: the
+ *    product by 1/ln2 as a float-float); log1p folds in the rounding
+ *    error of 1 + x as (x - (u - 1)) / u.
+ *  - sin, cos, tan: x = n pi/2 + r with pi/2 = A + B + C (floats, 72
+ *    bits), n A exact (an FMA: the difference x - n A is a multiple of
+ *    x's ulp below 2; without FMA a Veltkamp two-product), r as a
+ *    float-float; sin and cos by Taylor to r^9 and r^10; tan the
+ *    corrected quotient.  Arguments above 2^16, infinities, and those
+ *    whose reduced |r| is below 2^-27 (so near a multiple of pi/2 that
+ *    the 72-bit pi/2 could lose digits) are flagged and recomputed
+ *    afterwards by the double kernels (k32_*), which hand their own hard
+ *    cases to libm.
+ * tools/vecmath_exhaustive.c checks every float32 argument against the
+ * double kernels (docs/accuracy.md has the command and the results). */
+
+VM_INLINE uint32_t asu32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+VM_INLINE float asf32(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+#if VM_HAVE_FMA
+#define VM_FMAF(a, b, c) __builtin_fmaf((a), (b), (c))
+#else
+#define VM_FMAF(a, b, c) ((a) * (b) + (c))
+#endif
+
+/* 1.5 * 2^23: rounds |x| < 2^22 to an integer; the sum's low bits hold
+ * it (two's complement). */
+#define VM_MAGICF 12582912.0f
+#define VM_MAGICF_BITS 0x4b400000u
+
+VM_INLINE float round_intf(float x)
+{
+    return (x + VM_MAGICF) - VM_MAGICF;
+}
+
+/* The integral float n (|n| < 2^22) as a two's complement int. */
+VM_INLINE uint32_t intbitsf(float n)
+{
+    return asu32(n + VM_MAGICF) - VM_MAGICF_BITS;
+}
+
+/* 2^n for an integral float n in [-126, 127]. */
+VM_INLINE float pow2if(float n)
+{
+    return asf32((intbitsf(n) + 127u) << 23);
+}
+
+VM_INLINE float two_sumf(float a, float b, float *e)
+{
+    float s = a + b;
+    float bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+VM_INLINE float fast_two_sumf(float a, float b, float *e)
+{
+    float s = a + b;
+    *e = (a - s) + b;
+    return s;
+}
+
+/* p + e == a * b exactly (|a|, |b| below 2^100, no underflow). */
+VM_INLINE float two_prodf(float a, float b, float *e)
+{
+    float p = a * b;
+#if VM_HAVE_FMA
+    *e = __builtin_fmaf(a, b, -p);
+#else
+    const float split = 4097.0f; /* 2^12 + 1 */
+    float ca = split * a, cb = split * b;
+    float ah = ca - (ca - a), bh = cb - (cb - b);
+    float al = a - ah, bl = b - bh;
+    *e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+#endif
+    return p;
+}
+
+#define VM_LN2HIF 0x1.62e4p-1f     /* 15 significant bits */
+#define VM_LN2LOF 0x1.7f7d1cp-20f
+#define VM_LOG2EF 0x1.715476p+0f
+#define VM_IVLN2LOF 0x1.4ae0c0p-26f
+
+VM_INLINE float kf_exp(float x)
+{
+    float xc = x > 89.0f ? 89.0f : x;
+    xc = xc < -104.0f ? -104.0f : xc;
+    float n = round_intf(xc * VM_LOG2EF);
+    float r1 = xc - n * VM_LN2HIF;              /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    /* exp(r) - 1 - r = r^2 (1/2 + r/6 + ... + r^5/7!) */
+    float p = 1.0f / 5040.0f;
+    p = VM_FMAF(p, r, 1.0f / 720.0f);
+    p = VM_FMAF(p, r, 1.0f / 120.0f);
+    p = VM_FMAF(p, r, 1.0f / 24.0f);
+    p = VM_FMAF(p, r, 1.0f / 6.0f);
+    p = VM_FMAF(p, r, 0.5f);
+    float em = VM_FMAF(r * r, p, r);
+    float res = 1.0f + em;
+    float n1 = round_intf(n * 0.5f);
+    float n2 = n - n1;
+    res = (res * pow2if(n1)) * pow2if(n2);
+    return x != x ? x + x : res;
+}
+
+/* exp(x) as hi + *lo (|lo| at most half an ulp of hi) for x in
+ * [-104, 0]: kf_exp with the rounding of n LN2LO kept (r + rl) and 1 + r
+ * + r^2 P(r) as an exact 1 + r plus the rest, so that hi + lo is within
+ * about 0.4 ulp where kf_exp's one float is within 1; 2^n as two factors
+ * (subnormal results round once, in hi). */
+VM_INLINE float kf_exp_ff(float x, float *lo)
+{
+    float n = round_intf(x * VM_LOG2EF);
+    float r1 = x - n * VM_LN2HIF;               /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    float rl = VM_FMAF(-n, VM_LN2LOF, r1 - r);
+    float p = 1.0f / 5040.0f;
+    p = VM_FMAF(p, r, 1.0f / 720.0f);
+    p = VM_FMAF(p, r, 1.0f / 120.0f);
+    p = VM_FMAF(p, r, 1.0f / 24.0f);
+    p = VM_FMAF(p, r, 1.0f / 6.0f);
+    p = VM_FMAF(p, r, 0.5f);
+    float el0;
+    float eh0 = fast_two_sumf(1.0f, r, &el0);
+    float el;
+    float eh = fast_two_sumf(eh0, el0 + VM_FMAF(r * r, p, rl), &el);
+    float n1 = round_intf(n * 0.5f);
+    float s1 = pow2if(n1), s2 = pow2if(n - n1);
+    *lo = (el * s1) * s2;
+    return (eh * s1) * s2;
+}
+
+/* sigmoid: e = exp(-|x|) as a float-float (kf_exp's 1-ulp error would
+ * pass straight into e / (1 + e)), then 1 / (1 + e) or e / (1 + e) as a
+ * quotient corrected by its remainder.  (Below x = -70 the remainder goes
+ * subnormal, which x86 runs slowly; clamping it away cost a third of the
+ * speed on the common range, so it stays.) */
+VM_INLINE float kf_sigmoid(float x)
+{
+    float m = -fabsf(x);
+    float el;
+    float eh = kf_exp_ff(m < -104.0f ? -104.0f : m, &el);
+    float dl0;
+    float dh = fast_two_sumf(1.0f, eh, &dl0);
+    float dl = dl0 + el;
+    float nh = x >= 0.0f ? 1.0f : eh;
+    float nl = x >= 0.0f ? 0.0f : el;
+    float rinv = 1.0f / dh;
+    float q = nh * rinv;
+    float pe;
+    float p = two_prodf(q, dh, &pe);
+    float rem = (((nh - p) - pe) + nl) - q * dl;
+    float v = VM_FMAF(rem, rinv, q);
+    return x != x ? x + x : v;
+}
+
+/* expm1 in float as hi + *lo: the reduction of kf_exp with r + rl
+ * carrying n LN2LO's rounding, expm1(r + rl) = r + (q + rl (1 + r)),
+ * q = r^2 P(r), then (2^n - 1) + 2^n r + 2^n (...) with 2^n - 1 an exact
+ * float-float and 2^n r exact; above n = 64 the "- 1" is far below an ulp
+ * and 2^(n-1) is used, doubled at the end (2^128 overflows). */
+VM_INLINE float kf_expm1_ff(float x, float *lo)
+{
+    float xc = x > 89.0f ? 89.0f : x;
+    xc = xc < -18.0f ? -18.0f : xc;
+    float n = round_intf(xc * VM_LOG2EF);
+    float r1 = xc - n * VM_LN2HIF;              /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    float rl = VM_FMAF(-n, VM_LN2LOF, r1 - r);
+    float p = 1.0f / 5040.0f;
+    p = VM_FMAF(p, r, 1.0f / 720.0f);
+    p = VM_FMAF(p, r, 1.0f / 120.0f);
+    p = VM_FMAF(p, r, 1.0f / 24.0f);
+    p = VM_FMAF(p, r, 1.0f / 6.0f);
+    p = VM_FMAF(p, r, 0.5f);
+    float tail = VM_FMAF(rl, r, rl) + r * r * p;
+    float big = n > 64.0f ? 1.0f : 0.0f;
+    float s = pow2if(n - big);
+    float cl;
+    float c = two_sumf(s, big - 1.0f, &cl);     /* s - 1, or s when big */
+    float l1;
+    float h = two_sumf(c, s * r, &l1);          /* s r exact */
+    float l = l1 + VM_FMAF(s, tail, cl);
+    float res = h + l;
+    float m = big + 1.0f;
+    *lo = ((h - res) + l) * m;
+    return res * m;
+}
+
+VM_INLINE float kf_expm1(float x)
+{
+    float lo;
+    float v = kf_expm1_ff(x, &lo);
+    v = x == 0.0f ? x : v;
+    return x != x ? x + x : v;
+}
+
+/* tanh in float: expm1(2|x|) / (expm1(2|x|) + 2) with the float-float
+ * expm1 and a corrected quotient; x itself below 2^-13 (tanh x rounds to
+ * x there), +-1 from 9.5 on (it rounds to 1 above 9.01). */
+VM_INLINE float kf_tanh(float x)
+{
+    float ax = fabsf(x);
+    float t = ax > 9.5f ? 9.5f : ax;
+    float el;
+    float eh = kf_expm1_ff(2.0f * t, &el);
+    float dl0;
+    float dh = two_sumf(2.0f, eh, &dl0);
+    float dl = dl0 + el;
+    float rinv = 1.0f / dh;
+    float q = eh * rinv;
+    float pe;
+    float p = two_prodf(q, dh, &pe);
+    float rem = (((eh - p) - pe) + el) - q * dl;
+    float v = VM_FMAF(rem, rinv, q);
+    v = __builtin_copysignf(v, x);
+    v = ax < 0x1p-13f ? x : v;
+    return x != x ? x + x : v;
+}
+
+/* log of a positive finite (normal or subnormal) float x as
+ * k ln2 + hi + *lo; writes k.  Other inputs: unspecified values. */
+VM_INLINE float kf_log_core(float x, float *lo, float *kout)
+{
+    float xs = x < 0x1p-126f ? x * 0x1p23f : x;
+    float kadj = x < 0x1p-126f ? -23.0f : 0.0f;
+    uint32_t u = asu32(xs) + (0x3f800000u - 0x3f3504f3u);
+    *kout = (float)(int32_t)(u >> 23) - 127.0f + kadj;
+    float m = asf32((u & 0x007fffffu) + 0x3f3504f3u);
+    float f = m - 1.0f; /* exact */
+    float ffe;
+    float ff = two_prodf(f, f, &ffe);
+    float hfsq = 0.5f * ff, hfsqe = 0.5f * ffe;
+    float s = f / (2.0f + f);
+    float z = s * s;
+    /* R(z) = sum_{j>=1} 2 z^j / (2j + 1), to z^5 */
+    float R = 2.0f / 11.0f;
+    R = VM_FMAF(R, z, 2.0f / 9.0f);
+    R = VM_FMAF(R, z, 2.0f / 7.0f);
+    R = VM_FMAF(R, z, 2.0f / 5.0f);
+    R = VM_FMAF(R, z, 2.0f / 3.0f);
+    R = R * z;
+    /* log(m) = f - hfsq + s (hfsq + R) */
+    float l1;
+    float hi = fast_two_sumf(f, -hfsq, &l1);
+    *lo = (l1 - hfsqe) + s * (hfsq + R);
+    return hi;
+}
+
+VM_INLINE float kf_logspecial(float x, float v)
+{
+    v = x == 0.0f ? -INFINITY : v;
+    v = x < 0.0f ? NAN : v;
+    v = x == INFINITY ? x : v;
+    return x != x ? x + x : v;
+}
+
+VM_INLINE float kf_log(float x)
+{
+    float lo, k;
+    float hi = kf_log_core(x, &lo, &k);
+    float e;
+    float s = fast_two_sumf(k * VM_LN2HIF, hi, &e);
+    return kf_logspecial(x, s + (e + VM_FMAF(k, VM_LN2LOF, lo)));
+}
+
+VM_INLINE float kf_log2(float x)
+{
+    float lo, k;
+    float hi = kf_log_core(x, &lo, &k);
+    float pe;
+    float ph = two_prodf(hi, VM_LOG2EF, &pe);
+    float pl = pe + (lo * VM_LOG2EF + hi * VM_IVLN2LOF);
+    float se;
+    float sh = two_sumf(k, ph, &se);
+    return kf_logspecial(x, sh + (se + pl));
+}
+
+VM_INLINE float kf_log1p(float x)
+{
+    float u = 1.0f + x;
+    float c = (x - (u - 1.0f)) / u;
+    c = x > 0x1p24f ? 0.0f : c;
+    float lo, k;
+    float hi = kf_log_core(u, &lo, &k);
+    lo += c;
+    float e;
+    float s = fast_two_sumf(k * VM_LN2HIF, hi, &e);
+    float v = s + (e + VM_FMAF(k, VM_LN2LOF, lo));
+    v = x == -1.0f ? -INFINITY : v;
+    v = x < -1.0f ? NAN : v;
+    v = x == INFINITY ? x : v;
+    v = x == 0.0f ? x : v;
+    return x != x ? x + x : v;
+}
+
+/* erf in float: x (2/sqrt(pi)) (1 + z P(z)), z = x^2, Taylor to z^9
+ * below 0.75 with 2/sqrt(pi) as a float-float; above, 1 - erfc with
+ * erfc(x) = t exp(-x^2 + h(u)), t = 2 / (2 + x), u = (t - 0.5303) *
+ * 5.077 (t's range mapped to [-1, 1]), h of degree 7 fitted (Chebyshev,
+ * mpmath, error 1.5e-9) on [0.75, 4] and evaluated in float; the
+ * rounding errors of -x^2 + h and of t become
+ * a factor (1 + small) on exp of the rounded sum; erf(x) = +-1 beyond 4
+ * (it rounds to 1 above 3.92). */
+VM_INLINE float kf_erf(float x)
+{
+    float ax = fabsf(x);
+    float z = x * x;
+    float P = 1.0f / (362880.0f * 19.0f);              /* k = 9 */
+    P = VM_FMAF(P, z, -1.0f / (40320.0f * 17.0f));
+    P = VM_FMAF(P, z, 1.0f / (5040.0f * 15.0f));
+    P = VM_FMAF(P, z, -1.0f / (720.0f * 13.0f));
+    P = VM_FMAF(P, z, 1.0f / (120.0f * 11.0f));
+    P = VM_FMAF(P, z, -1.0f / (24.0f * 9.0f));
+    P = VM_FMAF(P, z, 1.0f / (6.0f * 7.0f));
+    P = VM_FMAF(P, z, -1.0f / (2.0f * 5.0f));
+    P = VM_FMAF(P, z, 1.0f / 3.0f);
+    const float ch = 0x1.20dd76p+0f, cl = -0x1.f7ac92p-25f; /* 2/sqrt(pi) */
+    float pe;
+    float ph = two_prodf(x, ch, &pe);
+    float small = ph + VM_FMAF(x, VM_FMAF(ch, -z * P, cl), pe);
+    /* below 2^-30 (z P under 2^-60): x (ch + cl) directly; the
+     * two-product's error term would go subnormal (inexact) near the
+     * bottom of the range */
+    small = ax < 0x1p-30f ? VM_FMAF(x, ch, x * cl) : small;
+    float xa = ax > 4.0f ? 4.0f : ax;
+    xa = xa < 0.75f ? 0.75f : xa;
+    float de;
+    float d = two_sumf(2.0f, xa, &de);
+    float t = 2.0f / d;
+    /* t (1 + tr / 2) is 2 / (2 + xa) to about 2^-46 */
+    float tpe;
+    float tp = two_prodf(t, d, &tpe);
+    float tr = ((2.0f - tp) - tpe) - t * de;
+    float u = VM_FMAF(0.5f * tr * t, 0x1.44ec4ep+2f,
+                      (t - 0x1.0f83e0p-1f) * 0x1.44ec4ep+2f);
+    float h = -0x1.aa32f83c4891ep-19f;
+    h = VM_FMAF(h, u, 0x1.96fe5282da091p-19f);
+    h = VM_FMAF(h, u, 0x1.70bb55172248ap-14f);
+    h = VM_FMAF(h, u, -0x1.67d4d0fd9ea3fp-13f);
+    h = VM_FMAF(h, u, -0x1.884ccf115b1bap-9f);
+    h = VM_FMAF(h, u, 0x1.88c65f69ae0edp-8f);
+    h = VM_FMAF(h, u, 0x1.11717f5468653p-2f);
+    h = VM_FMAF(h, u, -0x1.4300abe39b421p-1f);
+    float xxe;
+    float xx = two_prodf(xa, xa, &xxe);
+    float ae;
+    float ah = two_sumf(h, -xx, &ae);
+    float elo;
+    float e = kf_exp_ff(ah, &elo);
+    float erfc = t * (e + VM_FMAF(e, (ae - xxe) + 0.5f * tr, elo));
+    float big = __builtin_copysignf(1.0f - erfc, x);
+    float v = ax < 0.75f ? small : big;
+    v = ax > 4.0f ? __builtin_copysignf(1.0f, x) : v;
+    v = x == 0.0f ? x : v; /* -0 */
+    return x != x ? x + x : v;
+}
+
+/* pi/2 = A + B + C to 2^-72 (A the float nearest pi/2). */
+#define VM_PIO2AF 0x1.921fb6p+0f
+#define VM_PIO2BF -0x1.777a5cp-25f
+#define VM_PIO2CF -0x1.ee59dap-50f
+#define VM_TRIGF_MAX 0x1p16f
+#define VM_TRIGF_TINY 0x1p-27f
+
+/* sin and cos of x - n pi/2 as unnormalised float-floats (the low part
+ * below a tenth of the high one); *bad below VM_TRIGF_TINY
+ * where the double kernel must redo the element.  Returns n mod 4 (an
+ * integer, so that the quadrant selections are bit operations: gcc does
+ * not vectorise the boolean selects it would otherwise thread through the
+ * clamp of x). */
+VM_INLINE uint32_t kf_trig(float x, float *sh, float *sl, float *ch, float *cl,
+                        float *bad)
+{
+    float ax = fabsf(x);
+    float xc = ax <= VM_TRIGF_MAX ? x : 0.0f; /* NaN, inf, large: 0 */
+    float n = round_intf(xc * 0x1.45f306p-1f);
+#if VM_HAVE_FMA
+    float u = __builtin_fmaf(-n, VM_PIO2AF, xc); /* exact */
+    float ue = 0.0f;
+#else
+    float pe;
+    float ph = two_prodf(n, VM_PIO2AF, &pe);
+    float ue;
+    float u = two_sumf(xc - ph, -pe, &ue); /* xc - ph exact (Sterbenz) */
+#endif
+    float qe;
+    float qh = two_prodf(n, VM_PIO2BF, &qe);
+    float ve;
+    float v = two_sumf(u, -qh, &ve);
+    /* r = rh + rl, unnormalised: |rl| is below 2^-24 |rh| except where
+     * |rh| < 2^-10, and there the terms rl multiplies are tiny */
+    float rh = v;
+    float rl = (ue + ve) - VM_FMAF(n, VM_PIO2CF, qe);
+    /* NaN: xc = 0, n = 0, not flagged (the result is x - x) */
+    float bd = n == 0.0f ? 1.0f : fabsf(rh);
+    *bad = ax <= VM_TRIGF_MAX ? bd : (ax != ax ? 1.0f : 0.0f);
+    float ze;
+    float z = two_prodf(rh, rh, &ze);
+    /* sin(r) = r + r z S(z), S = -1/3! + z/5! - z^2/7! + z^3/9! */
+    float S = 1.0f / 362880.0f;
+    S = VM_FMAF(S, z, -1.0f / 5040.0f);
+    S = VM_FMAF(S, z, 1.0f / 120.0f);
+    S = VM_FMAF(S, z, -1.0f / 6.0f);
+    *sh = rh;
+    *sl = VM_FMAF(rh * z, S, VM_FMAF(-0.5f * z, rl, rl));
+    /* cos(r) = 1 - z/2 + z^2 C(z), C = 1/4! - z/6! + z^2/8! - z^3/10! */
+    float C = -1.0f / 3628800.0f;
+    C = VM_FMAF(C, z, 1.0f / 40320.0f);
+    C = VM_FMAF(C, z, -1.0f / 720.0f);
+    C = VM_FMAF(C, z, 1.0f / 24.0f);
+    float hz = 0.5f * z;
+    float w = 1.0f - hz;
+    *ch = w;
+    *cl = ((1.0f - w) - hz) + VM_FMAF(z * z, C, -VM_FMAF(rh, rl, 0.5f * ze));
+    return intbitsf(n) & 3u;
+}
+
+/* m ? b : a for a mask m of all ones or zeros. */
+VM_INLINE float selectf(uint32_t m, float a, float b)
+{
+    return asf32((asu32(a) & ~m) | (asu32(b) & m));
+}
+
+VM_INLINE float kf_sin(float x, float *bad)
+{
+    float sh, sl, ch, cl;
+    uint32_t q = kf_trig(x, &sh, &sl, &ch, &cl, bad);
+    uint32_t odd = 0u - (q & 1u);
+    float v = asf32(asu32(selectf(odd, sh + sl, ch + cl)) ^ ((q & 2u) << 30));
+    v = x == 0.0f ? x : v;
+    return (x - x != 0.0f) ? x - x : v; /* inf, NaN: NaN */
+}
+
+VM_INLINE float kf_cos(float x, float *bad)
+{
+    float sh, sl, ch, cl;
+    uint32_t q = kf_trig(x, &sh, &sl, &ch, &cl, bad);
+    uint32_t odd = 0u - (q & 1u);
+    float v = asf32(asu32(selectf(odd, ch + cl, sh + sl)) ^
+                    (((q + 1u) & 2u) << 30)); /* negative in quadrants 1, 2 */
+    return (x - x != 0.0f) ? x - x : v;
+}
+
+VM_INLINE float kf_tan(float x, float *bad)
+{
+    float sh, sl, ch, cl;
+    uint32_t q = kf_trig(x, &sh, &sl, &ch, &cl, bad);
+    uint32_t odd = 0u - (q & 1u);
+    /* odd quadrants: -cos / sin */
+    float nh = selectf(odd, sh, ch), nl = selectf(odd, sl, cl);
+    float dl;
+    float dh = fast_two_sumf(selectf(odd, ch, sh), selectf(odd, cl, sl), &dl);
+    float rinv = 1.0f / dh; /* dh normalised: dl below half its ulp */
+    float t = nh * rinv;
+    float pe;
+    float p = two_prodf(t, dh, &pe);
+    float rem = (((nh - p) - pe) + nl) - t * dl;
+    float v = asf32(asu32(VM_FMAF(rem, rinv, t)) ^ ((q & 1u) << 31));
+    v = x == 0.0f ? x : v;
+    return (x - x != 0.0f) ? x - x : v;
+}
+
 #define VM_UNARY(name, kern, kern32)                                       \
     static void name##_f64(const void *a_, void *o_, int64_t n)            \
     {                                                                      \
@@ -1062,14 +1425,35 @@ VM_INLINE double k32_atan2(double y, double x)
         }                                                                  \
     }
 
-VM_UNARY(loop_exp, k_exp, k32_exp)
-VM_UNARY(loop_expm1, k_expm1, k32_expm1)
-VM_UNARY(loop_log, k_log, k32_log)
-VM_UNARY(loop_log1p, k_log1p, k32_log1p)
-VM_UNARY(loop_log2, k_log2, k32_log2)
-VM_UNARY(loop_tanh, k_tanh, k32_tanh)
-VM_UNARY(loop_sigmoid, k_sigmoid, k32_sigmoid)
-VM_UNARY(loop_erf, k_erf, k32_erf)
+/* The same with a float32 loop in float (Note [float32 in float]). */
+#define VM_UNARYF(name, kern, kernf)                                       \
+    static void name##_f64(const void *a_, void *o_, int64_t n)            \
+    {                                                                      \
+        const double *a = a_;                                              \
+        double *o = o_;                                                    \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
+        {                                                                  \
+            o[i] = kern(a[i]);                                             \
+        }                                                                  \
+    }                                                                      \
+    static void name##_f32(const void *a_, void *o_, int64_t n)            \
+    {                                                                      \
+        const float *a = a_;                                               \
+        float *o = o_;                                                     \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
+        {                                                                  \
+            o[i] = kernf(a[i]);                                            \
+        }                                                                  \
+    }
+
+VM_UNARYF(loop_exp, k_exp, kf_exp)
+VM_UNARYF(loop_expm1, k_expm1, kf_expm1)
+VM_UNARYF(loop_log, k_log, kf_log)
+VM_UNARYF(loop_log1p, k_log1p, kf_log1p)
+VM_UNARYF(loop_log2, k_log2, kf_log2)
+VM_UNARYF(loop_tanh, k_tanh, kf_tanh)
+VM_UNARYF(loop_sigmoid, k_sigmoid, kf_sigmoid)
+VM_UNARYF(loop_erf, k_erf, kf_erf)
 
 /* Trigonometric loops run in chunks through a stack buffer: the vector
  * pass flags elements the fast reduction cannot take (huge, or unluckily
@@ -1113,12 +1497,51 @@ VM_UNARY(loop_erf, k_erf, k32_erf)
         }                                                                  \
     }
 
+/* The float32 loops in float: the vector pass flags (bad below
+ * VM_TRIGF_TINY, whose bits are VM_TRIGF_TINY_BITS) the elements that
+ * kf_trig cannot take; the scalar pass runs the widening kernel on them,
+ * and libm where that one flags them in turn. */
+#define VM_TRIGF_TINY_BITS 0x32000000u
+
+#define VM_TRIGF(name, kernf, kern32, libm)                                \
+    static void name(const void *a_, void *o_, int64_t n)                  \
+    {                                                                      \
+        const float *a = a_;                                               \
+        float *o = o_;                                                     \
+        for (int64_t base = 0; base < n; base += VM_CHUNK) {               \
+            int64_t m = n - base < VM_CHUNK ? n - base : VM_CHUNK;         \
+            const float *ab = a + base;                                    \
+            float tmp[VM_CHUNK];                                           \
+            uint32_t acc = 0;                                              \
+            VM_IVDEP for (int64_t i = 0; i < m; i++)                       \
+            {                                                              \
+                float bad;                                                 \
+                tmp[i] = kernf(ab[i], &bad);                               \
+                acc |= asu32(bad) - VM_TRIGF_TINY_BITS;                    \
+            }                                                              \
+            if (acc >> 31) {                                               \
+                for (int64_t i = 0; i < m; i++) {                          \
+                    float bad;                                             \
+                    (void)kernf(ab[i], &bad);                              \
+                    if (bad < VM_TRIGF_TINY) {                             \
+                        double bad2;                                       \
+                        double v = kern32((double)ab[i], &bad2);           \
+                        tmp[i] = (float)(bad2 < 0x1p-40                    \
+                                             ? libm((double)ab[i])         \
+                                             : v);                         \
+                    }                                                      \
+                }                                                          \
+            }                                                              \
+            memcpy(o + base, tmp, (size_t)m * sizeof(float));              \
+        }                                                                  \
+    }
+
 VM_TRIG(loop_sin_f64, k_sin, sin, double)
-VM_TRIG(loop_sin_f32, k32_sin, sin, float)
+VM_TRIGF(loop_sin_f32, kf_sin, k32_sin, sin)
 VM_TRIG(loop_cos_f64, k_cos, cos, double)
-VM_TRIG(loop_cos_f32, k32_cos, cos, float)
+VM_TRIGF(loop_cos_f32, kf_cos, k32_cos, cos)
 VM_TRIG(loop_tan_f64, k_tan, tan, double)
-VM_TRIG(loop_tan_f32, k32_tan, tan, float)
+VM_TRIGF(loop_tan_f32, kf_tan, k32_tan, tan)
 
 #define VM_BINARY(name, kern, kern32)                                      \
     static void name##_f64(const void *a_, const void *b_, void *o_,       \
