@@ -7,6 +7,10 @@
 # Environment: PYTHON (default python), FUZZ_OUT (default a temp dir),
 # FUZZ_SEED (libFuzzer's -seed: the same inputs in the same order on every
 # run, as CI sets it; unset, each run draws a new seed),
+# FUZZ_RUNS_FILE (lines "name runs": each listed harness stops after that
+# many inputs, SECONDS_EACH becoming only a guard; with FUZZ_SEED, every
+# run then executes exactly the same inputs, as CI does with
+# tests/fuzz/ci_runs),
 # FUZZ_BUILD=native: import the clang -fsanitize=fuzzer-no-link,address
 # build from build-fuzz/pylib (setup.py TENSORLIB_FUZZ=1) with clang's
 # ASan runtime preloaded; otherwise the tensorlib that Python imports.
@@ -37,13 +41,19 @@ else
     ENVV=(PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}")
 fi
 
+runs_for() {
+    [ -n "${FUZZ_RUNS_FILE:-}" ] || return 0
+    awk -v n="$1" '$1 == n { print $2 }' "$FUZZ_RUNS_FILE"
+}
+
 run_one() {
-    local name=$1 work="$OUT/$1"
+    local name=$1 work="$OUT/$1" nruns
+    nruns=$(runs_for "$name")
     mkdir -p "$work/corpus"
     local t0=$(date +%s)
-    (cd "$work" && env "${ENVV[@]}" "$PY" "$HERE/fuzz_$name.py" \
+    (cd "$work" && env PYTHONHASHSEED=0 "${ENVV[@]}" "$PY" "$HERE/fuzz_$name.py" \
         -max_total_time="$SECS" -timeout=30 -rss_limit_mb=4096 \
-        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} ${nruns:+-runs="$nruns"} \
         -print_final_stats=1 -artifact_prefix="$work/" \
         "$work/corpus" "$HERE/corpus/$name" >"$work/log" 2>&1)
     local rc=$?
