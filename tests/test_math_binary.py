@@ -55,6 +55,16 @@ SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.5,
 def _oracle(op, x, y, d):
     fn, _ = FLOAT_OPS[op]
     cd = compute_dtype(d)
+    if op == "nextafter" and d in (tl.float16, tl.bfloat16):
+        # the bit-level step works in the dtype itself (issue 18)
+        cd = np.float16 if d == tl.float16 else \
+            pytest.importorskip("ml_dtypes").bfloat16
+        with np.errstate(all="ignore"):
+            v = np.asarray(fn(x.astype(cd), y.astype(cd)))
+        # x == y gives y (C99, PyTorch, NumPy's float32): NumPy's float16
+        # loop gives x, so nextafter(0, -0) would be +0 there
+        v = np.where(x == y, y.astype(cd), v)
+        return finish(v.astype(np.float32), d)
     with np.errstate(all="ignore"):
         v = np.asarray(fn(x.astype(cd), y.astype(cd)))
     return finish(v.astype(cd), d)
@@ -169,13 +179,50 @@ def test_out_and_inplace(op, d):
 
 
 @pytest.mark.parametrize("d", [tl.float16, tl.bfloat16])
-def test_nextafter_small_floats_is_documented_gap(d):
-    """nextafter of float16/bfloat16 steps in float32 and rounds back, so
-    it returns the input: docs/differences.md (PyTorch steps in the
-    dtype itself)."""
-    x = from_np(np.array([1.0]), d)
-    assert to_np(tl.nextafter(x, from_np(np.array([2.0]), d))).tolist() \
-        == [1.0]
+def test_nextafter_small_floats_steps_in_the_dtype(d):
+    """nextafter of float16/bfloat16 steps in the dtype itself, as
+    PyTorch and NumPy (ml_dtypes for bfloat16) do: every pair of special
+    values and of the format's edges (the largest finite, the smallest
+    normal and subnormal, both signs), bit for bit but NaN's payload."""
+    big = 65504.0 if d == tl.float16 else float(
+        np.float32(2.0 ** 127 * (2 - 2.0 ** -7)))
+    tiny = 2.0 ** -14 if d == tl.float16 else 2.0 ** -126
+    sub = 2.0 ** -24 if d == tl.float16 else 2.0 ** -133
+    vals = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.5,
+                     big, -big, tiny, -tiny, sub, -sub, 3 * sub, 0.1])
+    x, y = np.meshgrid(vals, vals, indexing="ij")
+    x, y = as_dtype(x, d), as_dtype(y, d)
+    want = _oracle("nextafter", x, y, d)
+    for layout in LAYOUTS:
+        got = to_np(tl.nextafter(view_as(x, d, layout),
+                                 view_as(y, d, "flipped")))
+        nan = np.isnan(want)
+        assert (np.isnan(got) == nan).all()
+        assert np.array_equal(got[~nan], want[~nan])
+        assert (np.signbit(got[~nan]) == np.signbit(want[~nan])).all()
+    # a step actually moves: 1 -> 1 + eps of the dtype, not back to 1
+    one = from_np(np.array([1.0]), d)
+    eps = 2.0 ** -10 if d == tl.float16 else 2.0 ** -7
+    assert to_np(tl.nextafter(one, one * 2)).tolist() == [1 + eps]
+    assert to_np(one.nextafter_(one * 0)).tolist() == [1 - eps / 2]
+
+
+def test_nextafter_small_floats_bits_vs_torch(torch):
+    """Bit patterns against torch.nextafter on random float16/bfloat16
+    pairs (NaN results compared as NaN)."""
+    rng = rng_for("math_binary", "nextafter_bits")
+    for d in (tl.float16, tl.bfloat16):
+        td = torch_dtype(torch, d)
+        bits = rng.integers(0, 1 << 16, (2, 4096)).astype(np.int16)
+        tx = torch.from_numpy(bits[0]).view(td)
+        ty = torch.from_numpy(bits[1]).view(td)
+        want = torch.nextafter(tx, ty).float().numpy()
+        got = to_np(tl.nextafter(from_np(tx.float().numpy(), d),
+                                 from_np(ty.float().numpy(), d)))
+        nan = np.isnan(want)
+        assert (np.isnan(got) == nan).all()
+        assert np.array_equal(got[~nan], want[~nan])
+        assert (np.signbit(got[~nan]) == np.signbit(want[~nan])).all()
 
 
 @pytest.mark.parametrize("op", list(FLOAT_OPS) + ["gcd", "lcm",

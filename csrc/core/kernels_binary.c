@@ -269,11 +269,21 @@ VM_BIN_LOOP(ATAN2, TL_VM_ATAN2, FLOAT32, float)
 VM_BIN_LOOP(ATAN2, TL_VM_ATAN2, FLOAT64, double)
 #undef VM_BIN_LOOP
 
-/* Loops that replace a table loop; NULL: the table's. */
+/* nextafter steps float16/bfloat16 in the dtype itself (the row's
+ * TL_OPF_HALF_IN_DTYPE: ops.c hands these loops the 16-bit operands). */
+BIN_LOOP(nextafter_loop_f16, uint16_t, uint16_t, NO_SETUP,
+         tl_sm_nextafter_f16)
+BIN_LOOP(nextafter_loop_bf16, uint16_t, uint16_t, NO_SETUP,
+         tl_sm_nextafter_bf16)
+
+/* Loops that replace a table loop, or add a dtype to it; NULL: the
+ * table's. */
 static const tl_iter_loop2d binary_fast[TL_BINARY_OP_COUNT]
                                        [TL_DTYPE_COUNT] = {
     [TL_BINARY_ATAN2] = {[TL_DTYPE_FLOAT32] = vm_ATAN2_FLOAT32,
                          [TL_DTYPE_FLOAT64] = vm_ATAN2_FLOAT64},
+    [TL_BINARY_NEXTAFTER] = {[TL_DTYPE_FLOAT16] = nextafter_loop_f16,
+                             [TL_DTYPE_BFLOAT16] = nextafter_loop_bf16},
 };
 
 tl_iter_loop2d tl_binary_kernel_get(int op, int dt)

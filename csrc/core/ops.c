@@ -596,7 +596,9 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
                                            (tl_dtype)common);
         }
     }
-    const int kdt = kernel_dtype(compute);
+    const int kdt = (row->flags & TL_OPF_HALF_IN_DTYPE)
+                        ? compute
+                        : kernel_dtype(compute);
     int kop = op;
     tl_kernel_ctx kctx;
     memset(&kctx, 0, sizeof kctx);

@@ -815,6 +815,45 @@ TL_SM_DEF_F2(f32, float, f, 0.693147180559945309417f)
 TL_SM_DEF_F2(f64, double, , 0.693147180559945309417)
 #undef TL_SM_DEF_F2
 
+/* nextafter of float16 / bfloat16 in the dtype itself (issue 18: the
+ * bit-level functions step in their own format, as PyTorch; a float32
+ * step would round back to the input).  Both formats are sign and
+ * magnitude, so one step away from zero adds 1 to the bits and one step
+ * toward zero subtracts 1; from a zero the step is the smallest
+ * subnormal with the sign of y; x == y gives y (C99: nextafter(0, -0) is
+ * -0); a NaN operand gives a NaN.  fx, fy are the operands' exact float
+ * values. */
+TL_HD uint16_t tl_sm_nextafter_bits16(uint16_t x, uint16_t y, float fx,
+                                      float fy)
+{
+    if (fx != fx) {
+        return x;
+    }
+    if (fy != fy) {
+        return y;
+    }
+    if (fx == fy) {
+        return y;
+    }
+    if (fx == 0.0f) {
+        return (uint16_t)((y & 0x8000u) | 1u);
+    }
+    const int away = (fx < fy) == (fx > 0.0f);
+    return (uint16_t)(away ? x + 1u : x - 1u);
+}
+
+TL_HD uint16_t tl_sm_nextafter_f16(uint16_t x, uint16_t y)
+{
+    return tl_sm_nextafter_bits16(x, y, tl_sm_half_to_float(x),
+                                  tl_sm_half_to_float(y));
+}
+
+TL_HD uint16_t tl_sm_nextafter_bf16(uint16_t x, uint16_t y)
+{
+    return tl_sm_nextafter_bits16(x, y, tl_sm_bf16_to_float(x),
+                                  tl_sm_bf16_to_float(y));
+}
+
 /* Integers: fmod truncates (C's %: the sign of the dividend; x % -1 and
  * the zero divisor the entry point refuses give 0); gcd >= 0 by Euclid on
  * magnitudes (wrapping at the minimum, as PyTorch); lcm |a| / gcd * |b|

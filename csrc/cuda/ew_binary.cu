@@ -39,6 +39,13 @@ int tl_cuda_ew_binary(const tl_dev_loop *L, const tl_dev_op *o,
 {
     const int dt = L->ops[1].target_dtype;
 
+    if (o->op == TL_BINARY_NEXTAFTER && dt == TL_DTYPE_FLOAT16) {
+        return run<op_nextafter_half, f16>(L, s);
+    }
+    if (o->op == TL_BINARY_NEXTAFTER && dt == TL_DTYPE_BFLOAT16) {
+        return run<op_nextafter_half, bf16>(L, s);
+    }
+
     /* One case per op of the table, over exactly the compute dtypes of its
      * set (the CPU table's rows come from the same set). */
 #define C_(D_, T_, F_) case D_: return run<F_, T_>(L, s);

@@ -967,6 +967,21 @@ TL_BINARY_OPS(TLK_SM_BINARY)
 #undef TLK_SM_UNARY
 #undef TLK_SM_BINARY
 
+/* nextafter of float16/bfloat16 in the dtype itself (the row's
+ * TL_OPF_HALF_IN_DTYPE; scalar_math.h's bit step, as the CPU loop). */
+template <class C> struct op_nextafter_half {
+    typedef C R;
+    TL_HD C operator()(C a, C b) const
+    {
+        if constexpr (std::is_same<C, f16>::value) {
+            return C{tl_sm_nextafter_f16(a.x, b.x)};
+        }
+        else {
+            return C{tl_sm_nextafter_bf16(a.x, b.x)};
+        }
+    }
+};
+
 /* ---- ternary ---------------------------------------------------------- */
 
 template <class C> TL_HD bool nonzero(C a)

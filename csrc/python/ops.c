@@ -1162,6 +1162,7 @@ static PyObject *op_row_dict(const char *kind, int op, const tl_op_info *r)
         {TL_OPF_BOOL_AS_INT64, "bool_as_int64"},
         {TL_OPF_POW_EXPONENT, "pow_exponent"},
         {TL_OPF_LOGICAL_COMMON, "logical_common"},
+        {TL_OPF_HALF_IN_DTYPE, "half_in_dtype"},
     };
     PyObject *d = NULL, *flags = NULL, *set = NULL, *cpu = NULL;
     if (!(flags = PyList_New(0)) || !(set = PyList_New(0)) ||

@@ -103,6 +103,10 @@
 /* Note [Logical ops in the common dtype] in ops.c: a 0-d operand is cast
  * to the common dtype before the bool kernel tests it. */
 #define TL_OPF_LOGICAL_COMMON 0x200u
+/* float16/bfloat16 compute in the dtype itself, not in float32 (the
+ * bit-level nextafter; its 16-bit loops in kernels_binary.c and
+ * ew_binary.cu). */
+#define TL_OPF_HALF_IN_DTYPE 0x400u
 
 #define TL_OPFORM_IP TL_OPF_INPLACE
 #define TL_OPFORM_NOIP 0u
@@ -309,7 +313,8 @@
       "C's fmod: the remainder with the sign of input.")                    \
     X(COPYSIGN, copysign, copysign, F, FLOAT, SM, IP, 0, "",                \
       "|input| with the sign of other; integers give float32.")             \
-    X(NEXTAFTER, nextafter, nextafter, F, SAME, SM, IP, 0, "",              \
+    X(NEXTAFTER, nextafter, nextafter, F, SAME, SM, IP,                     \
+      TL_OPF_HALF_IN_DTYPE, "",                                             \
       "The next float after input toward other.")                           \
     X(LDEXP, ldexp, ldexp, F, FLOAT, SM, IP, 0, "",                         \
       "input * 2 ** other; integers give float32.")                         \
