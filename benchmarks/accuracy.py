@@ -10,8 +10,12 @@ boundaries), and compares with a high-precision reference:
   ulp of that precision for these functions on x86-64 Linux) for exp,
   expm1, log, log1p, log2, log10, sin, cos, tan, tanh, sigmoid, sqrt, pow,
   atan2;
+- NumPy on ``np.longdouble`` too for the inverse and hyperbolic functions
+  (arcsin ... arctanh), exp2, hypot, logaddexp, logaddexp2 and xlogy;
 - SciPy's ``scipy.special.erf`` (double) for float32 erf, and mpmath (50
-  digits) for float64 erf on a subsample of the arguments.
+  digits) for float64 erf on a subsample of the arguments; the same pair
+  (a double-precision function for float32, mpmath for a float64
+  subsample) for erfc, erfinv, lgamma, digamma, logit and sinc.
 
 The error is counted in units in the last place against the correctly
 rounded result: the number of representable values between the result and
@@ -60,6 +64,12 @@ BOUNDS = {
     "exp": 1, "expm1": 1, "log": 1, "log1p": 1, "log2": 1, "log10": 1,
     "sin": 1, "cos": 1, "tan": 1, "tanh": 1, "pow": 1, "sqrt": 0,
     "rsqrt": 1, "reciprocal": 0, "sigmoid": 1, "erf": 2, "atan2": 2,
+    "asin": 1, "acos": 1, "atan": 1, "sinh": 1, "cosh": 1, "asinh": 1,
+    "acosh": 1, "atanh": 1, "exp2": 1, "hypot": 1,
+    # recorded only (issue 18: "the others ... record the measured bound")
+    "logaddexp": None, "logaddexp2": None, "xlogy": None, "erfc": None,
+    "erfinv": None, "lgamma": None, "digamma": None, "logit": None,
+    "sinc": None,
 }
 
 
@@ -105,6 +115,96 @@ def _erf_ref(x: np.ndarray, dt) -> np.ndarray:
         return np.array([float(mpmath.erf(mpmath.mpf(float(v)))) for v in x])
 
 
+def _lgamma1(v: float) -> float:
+    if v != v:
+        return v
+    if math.isinf(v):
+        return math.inf
+    try:
+        return math.lgamma(v)
+    except (ValueError, OverflowError):  # a pole (0, -1, ...) or overflow
+        return math.inf
+
+
+def _lgamma64(x):
+    return np.array([_lgamma1(float(v)) for v in np.asarray(x, np.float64)])
+
+
+def _sinc64(x):
+    """sinc in double with sin(pi x) reduced exactly (NumPy's np.sinc
+    rounds pi x first, so is no float32 reference for large x)."""
+    x = np.asarray(x, np.float64)
+    r = x - 2 * np.round(x / 2)
+    t = np.where(r > 0.5, 1 - r, np.where(r < -0.5, -1 - r, r))
+    with np.errstate(all="ignore"):
+        v = np.sin(np.pi * t) / (np.pi * x)
+    v = np.where(t == 0, 0.0, v)
+    v = np.where(np.abs(x) >= 2.0 ** 52, 0.0, v)
+    v = np.where(np.isinf(x), np.nan, v)
+    return np.where(x == 0, 1.0, v)
+
+
+def _double_ref(name):
+    """The function in double precision (float32's reference, and every
+    dtype's at poles and special arguments): SciPy, or CPython's lgamma
+    (SciPy's gammaln gives inf at subnormals and -inf at -inf, where C99
+    has -log|x| and +inf)."""
+    import scipy.special as sp
+    f = {"erfc": sp.erfc, "erfinv": sp.erfinv, "lgamma": _lgamma64,
+         "digamma": sp.psi, "logit": sp.logit,
+         "sinc": _sinc64}[name]
+
+    def ref(x):
+        x = np.asarray(x, np.float64)
+        with np.errstate(all="ignore"):
+            r = np.asarray(f(x), dtype=np.float64)
+        if name == "erfinv":  # an odd function keeps -0 (as PyTorch)
+            r = np.where(x == 0, x, r)
+        return r
+    return ref
+
+
+def _mp_special(name, v: float) -> float:
+    import mpmath as mp
+    x = mp.mpf(v)
+    if name == "erfc":
+        return float(mp.erfc(x))
+    if name == "erfinv":
+        return float(mp.erfinv(x))
+    if name == "lgamma":
+        return float(mp.loggamma(x).real if x > 0 else
+                     mp.log(abs(mp.gamma(x))))
+    if name == "digamma":
+        return float(mp.digamma(x))
+    if name == "logit":
+        return float(mp.log(x / (1 - x)))
+    if name == "sinc":
+        return float(mp.sinpi(x) / (mp.pi * x)) if x != 0 else 1.0
+    raise KeyError(name)
+
+
+def _special_fn_ref(name):
+    """Reference of the special functions: float32 from the double
+    function rounded once, float64 from mpmath (50 digits) where the
+    argument is finite and not a pole."""
+    def ref(x, dt):
+        base = _double_ref(name)(x)
+        if dt == np.float32:
+            return base
+        import mpmath
+        out = base.copy()
+        with mpmath.workdps(50):
+            for i, v in enumerate(np.asarray(x, np.float64)):
+                if not np.isfinite(v) or not np.isfinite(base[i]) or v == 0:
+                    continue  # mpmath has no -0: keep the double value
+                try:
+                    out[i] = _mp_special(name, float(v))
+                except (ValueError, ZeroDivisionError, OverflowError):
+                    pass  # a pole, or beyond mpmath's series: SciPy's
+        return out
+    return ref
+
+
 @dataclass
 class Spec:
     name: str
@@ -116,6 +216,8 @@ class Spec:
     vec: bool = False  # has a vecmath loop
     sample: Optional[int] = None  # float64 reference is slow: subsample
     ieee: bool = False  # ref is exact in the dtype itself
+    dref: bool = False  # ref takes (x, dtype) and returns float64 values
+    zero_special: bool = True  # a zero argument fixes the result exactly
 
 
 def _exp_range(dt):
@@ -191,6 +293,61 @@ def _trig_domain(rng, n, dt):
     return [x]
 
 
+def _signed_wide(rng, n, lo, hi):
+    return np.exp2(rng.uniform(lo, hi, n)) * rng.choice([-1.0, 1.0], n)
+
+
+def _unit_domain(rng, n, dt):
+    """[-1, 1]: uniform, near +-1 and tiny (asin, acos, atanh, erfinv)."""
+    x = rng.uniform(-1, 1, n)
+    k = n // 4
+    x[:k] = (1 - np.exp2(rng.uniform(-24 if dt == np.float32 else -53, -1,
+                                     k))) * rng.choice([-1.0, 1.0], k)
+    x[k:2 * k] = _signed_wide(rng, k, -60, -1)
+    return x
+
+
+def _hyp_domain(rng, n, dt):
+    big = 89.5 if dt == np.float32 else 710.5
+    return _uniform_then_wide(rng, n, -big, big, -3, 3)
+
+
+def _acosh_domain(rng, n, dt):
+    top = 127 if dt == np.float32 else 1023
+    x = 1 + np.exp2(rng.uniform(-40, top, n))
+    x[:n // 3] = rng.uniform(1, 3, n // 3)
+    return x
+
+
+def _unit_interval(rng, n, dt):
+    """(0, 1): uniform and near both ends (logit)."""
+    x = rng.uniform(0, 1, n)
+    k = n // 4
+    x[:k] = np.exp2(rng.uniform(-120, -1, k))
+    x[k:2 * k] = 1 - np.exp2(rng.uniform(-24 if dt == np.float32 else -53,
+                                         -1, k))
+    return x
+
+
+def _xlogy_ref(x, y):
+    """PyTorch's xlogy: 0 where x is 0 unless y is NaN."""
+    r = x * np.log(y)
+    r = np.where(x == 0, np.zeros_like(r), r)
+    return np.where(np.isnan(y), y, r)
+
+
+def _fn_specials(extra=()):
+    return lambda dt: _specials(dt, list(extra))
+
+
+def _pair_specials(dt):
+    v = np.array([0.0, -0.0, 1.0, -1.0, 2.5, np.inf, -np.inf, np.nan,
+                  float(np.finfo(dt).max), float(np.finfo(dt).tiny)],
+                 dtype=dt)
+    x, y = np.meshgrid(v, v)
+    return [x.ravel(), y.ravel()]
+
+
 def specs() -> list[Spec]:
     tl = tensorlib
     sq = lambda rng, n, dt: [_log_domain(rng, n, dt)]  # noqa: E731
@@ -235,7 +392,71 @@ def specs() -> list[Spec]:
         Spec("pow", 2, np.power, _pow_domain, _pow_special, tl.pow, True),
         Spec("atan2", 2, np.arctan2,
              lambda r, n, dt: [r.uniform(-10, 10, n), r.uniform(-10, 10, n)],
-             _atan2_special, None, True),
+             _atan2_special, tl.atan2, True),
+        # issue 18's inverse and hyperbolic functions (public ops)
+        Spec("asin", 1, np.arcsin, lambda r, n, dt: [_unit_domain(r, n, dt)],
+             _specials, tl.asin),
+        Spec("acos", 1, np.arccos, lambda r, n, dt: [_unit_domain(r, n, dt)],
+             _specials, tl.acos),
+        Spec("atan", 1, np.arctan,
+             lambda r, n, dt: [_signed_wide(r, n, -60, 60)], _specials,
+             tl.atan),
+        Spec("sinh", 1, np.sinh, lambda r, n, dt: [_hyp_domain(r, n, dt)],
+             _specials, tl.sinh),
+        Spec("cosh", 1, np.cosh, lambda r, n, dt: [_hyp_domain(r, n, dt)],
+             _specials, tl.cosh),
+        Spec("asinh", 1, np.arcsinh,
+             lambda r, n, dt: [_signed_wide(r, n, -60, 120)], _specials,
+             tl.asinh),
+        Spec("acosh", 1, np.arccosh,
+             lambda r, n, dt: [_acosh_domain(r, n, dt)], _specials,
+             tl.acosh),
+        Spec("atanh", 1, np.arctanh,
+             lambda r, n, dt: [_unit_domain(r, n, dt)], _specials,
+             tl.atanh),
+        Spec("exp2", 1, np.exp2,
+             lambda r, n, dt: [_uniform_then_wide(
+                 r, n, -150 if dt == np.float32 else -1075,
+                 128 if dt == np.float32 else 1024, -5, 5)],
+             _specials, tl.exp2),
+        Spec("hypot", 2, np.hypot,
+             lambda r, n, dt: [_signed_wide(r, n, -60, 60),
+                               _signed_wide(r, n, -60, 60)],
+             _pair_specials, tl.hypot),
+        Spec("logaddexp", 2, np.logaddexp,
+             lambda r, n, dt: [_uniform_then_wide(r, n, -1e4, 1e4, -30, 30),
+                               _uniform_then_wide(r, n, -1e4, 1e4, -30, 30)],
+             _pair_specials, tl.logaddexp, zero_special=False),
+        Spec("logaddexp2", 2, np.logaddexp2,
+             lambda r, n, dt: [_uniform_then_wide(r, n, -1e4, 1e4, -30, 30),
+                               _uniform_then_wide(r, n, -1e4, 1e4, -30, 30)],
+             _pair_specials, tl.logaddexp2, zero_special=False),
+        Spec("xlogy", 2, _xlogy_ref,
+             lambda r, n, dt: [r.uniform(-10, 10, n), _log_domain(r, n, dt)],
+             _pair_specials, tl.xlogy),
+        # the special functions: double function for float32, mpmath for
+        # a float64 subsample
+        Spec("erfc", 1, _special_fn_ref("erfc"),
+             lambda r, n, dt: [_uniform_then_wide(r, n, -6, 27, -1, 1)],
+             _specials, tl.erfc, sample=20000, dref=True),
+        Spec("erfinv", 1, _special_fn_ref("erfinv"),
+             lambda r, n, dt: [_unit_domain(r, n, dt)], _specials,
+             tl.erfinv, sample=20000, dref=True),
+        Spec("lgamma", 1, _special_fn_ref("lgamma"),
+             lambda r, n, dt: [_uniform_then_wide(
+                 r, n, -50, 50, 0.01, 1e30 if dt == np.float32 else 1e300)],
+             _fn_specials([-1.5, 3.0, 1e-30]), tl.lgamma, sample=20000,
+             dref=True),
+        Spec("digamma", 1, _special_fn_ref("digamma"),
+             lambda r, n, dt: [_uniform_then_wide(r, n, -20, 50, 0.01, 1e6)],
+             _fn_specials([-1.5, 3.0]), tl.digamma, sample=20000,
+             dref=True),
+        Spec("logit", 1, _special_fn_ref("logit"),
+             lambda r, n, dt: [_unit_interval(r, n, dt)], _specials,
+             tl.logit, sample=20000, dref=True),
+        Spec("sinc", 1, _special_fn_ref("sinc"),
+             lambda r, n, dt: [_uniform_then_wide(r, n, -50, 50, -2, 2)],
+             _specials, tl.sinc, sample=20000, dref=True),
     ]
 
 
@@ -252,6 +473,14 @@ def _mp_value(name: str, args) -> float:
             "erf": mp.erf, "sqrt": mp.sqrt,
             "rsqrt": lambda x: 1 / mp.sqrt(x), "reciprocal": lambda x: 1 / x,
             "pow": mp.power, "atan2": mp.atan2,
+            "asin": mp.asin, "acos": mp.acos, "atan": mp.atan,
+            "sinh": mp.sinh, "cosh": mp.cosh, "asinh": mp.asinh,
+            "acosh": mp.acosh, "atanh": mp.atanh,
+            "exp2": lambda x: mp.power(2, x), "hypot": mp.hypot,
+            "logaddexp": lambda x, y: mp.log(mp.exp(x) + mp.exp(y)),
+            "logaddexp2": lambda x, y: mp.log(mp.power(2, x) +
+                                              mp.power(2, y), 2),
+            "xlogy": lambda x, y: x * mp.log(y),
         }[name]
         return float(f(*a))
 
@@ -264,6 +493,8 @@ def _reference(spec: Spec, args, dt):
     with np.errstate(all="ignore"):
         if spec.name == "erf":
             return np.asarray(_erf_ref(args[0], dt)).astype(dt)
+        if spec.dref:
+            return np.asarray(spec.ref(args[0], dt)).astype(dt)
         if spec.ieee:
             return spec.ref(*args).astype(dt)
         ref = spec.ref(*[a.astype(LD) for a in args])
@@ -284,13 +515,16 @@ def _reference(spec: Spec, args, dt):
     return cr
 
 
-def special_mask(args, ref) -> np.ndarray:
+def special_mask(args, ref, zero_args=True) -> np.ndarray:
     """The elements whose result C99 Annex F fixes exactly: an argument or
     the correctly rounded result is +-0, +-inf or NaN (the other elements
-    of the special-value sets count toward the ulp measurement)."""
+    of the special-value sets count toward the ulp measurement).  Without
+    zero_args a zero argument does not count (logaddexp(0, 1) is an
+    ordinary value)."""
     m = np.zeros(ref.shape, dtype=bool)
-    for v in list(args) + [ref]:
-        m |= ~np.isfinite(v) | (v == 0)
+    for v in list(args):
+        m |= ~np.isfinite(v) | ((v == 0) if zero_args else False)
+    m |= ~np.isfinite(ref) | (ref == 0)
     return m
 
 
@@ -339,7 +573,7 @@ def measure(n: int = 10 ** 6, seed: int = 0, only=None) -> list[Result]:
             args = [np.concatenate([a.astype(dt), sa]) for a, sa in
                     zip(spec.domain(rng, m, dt), sargs)]
             ref = _reference(spec, args, dt)
-            smask = special_mask(args, ref)
+            smask = special_mask(args, ref, spec.zero_special)
             for how in hows(spec):
                 got = _run(spec, how, args, dt)
                 err = ulp_error(got, ref)
