@@ -1543,6 +1543,117 @@ VM_TRIGF(loop_cos_f32, kf_cos, k32_cos, cos)
 VM_TRIG(loop_tan_f64, k_tan, tan, double)
 VM_TRIGF(loop_tan_f32, kf_tan, k32_tan, tan)
 
+/* ---- pow in float -------------------------------------------------------
+ * The float32 pow loops compute in float (8 lanes on AVX2) as exp(y
+ * log|x|).  The result's relative error is the absolute error of y log|x|
+ * (below 104 in size wherever the result is finite and nonzero), so
+ * log|x| is a float-float good to about 2^-36 relative: fdlibm's
+ * reduction (x = 2^k m, m in [sqrt(1/2), sqrt 2), f = m - 1 exact),
+ * s = f / (2 + f) as a float-float (the quotient's remainder times
+ * 1/(2 + f) = (1 - s)/2, no second division), log m = 2s + s T with
+ * T = (2/3) z + z^2 P(z), z = s^2, the series to s^13 (truncation below
+ * 2^-39) and its (2/3) z term a float-float product; k ln2 in two parts.
+ * y log|x| is an exact float-float product plus y times the low part;
+ * exp of it takes the reduction of kf_exp (n ln2 + r, r1 = ph - n LN2HI
+ * exact) with the product's low part and n LN2LO summed into r as a
+ * float-float (r + rl), 1 + r exact and r^2 P(r) + rl (1 + r) added last,
+ * 2^n as two factors so that subnormal results round once.  Error before
+ * the last rounding: about 0.3 ulp, so every result is within 1 ulp of
+ * the correctly rounded one (tools/vecmath_pow_check.c).  The special
+ * cases are k32_pow's, on floats. */
+
+/* trunc(x) in float without SSE4.1's roundps. */
+VM_INLINE float vm_truncf(float x)
+{
+    float ax = fabsf(x);
+    float f = (ax + 0x1p23f) - 0x1p23f; /* ax rounded, for ax < 2^23 */
+    f = f > ax ? f - 1.0f : f;
+    f = ax >= 0x1p23f ? ax : f; /* already integral (or inf/NaN) */
+    return __builtin_copysignf(f, x);
+}
+
+VM_INLINE float kf_pow(float x, float y)
+{
+    float ax = fabsf(x);
+    /* log|x| = k ln2 + log m */
+    float xs = ax < 0x1p-126f ? ax * 0x1p23f : ax;
+    float kadj = ax < 0x1p-126f ? -23.0f : 0.0f;
+    uint32_t u = asu32(xs) + (0x3f800000u - 0x3f3504f3u);
+    float k = (float)(int32_t)(u >> 23) - 127.0f + kadj;
+    float m = asf32((u & 0x007fffffu) + 0x3f3504f3u);
+    float f = m - 1.0f; /* exact */
+    float d = 2.0f + f;
+    float de = (2.0f - d) + f; /* d + de == 2 + f */
+    float sh = f / d;
+    float qe;
+    float q = two_prodf(sh, d, &qe);
+    float sl = (((f - q) - qe) - sh * de) * VM_FMAF(-0.5f, sh, 0.5f);
+    float ze;
+    float zh = two_prodf(sh, sh, &ze);
+    float zl = VM_FMAF(2.0f * sh, sl, ze);
+    /* P = sum_{j>=2} 2 z^(j-2) / (2j + 1), to j = 6 */
+    float P = 0x1.3b13b2p-3f;        /* 2/13 */
+    P = VM_FMAF(P, zh, 0x1.745d18p-3f); /* 2/11 */
+    P = VM_FMAF(P, zh, 0x1.c71c72p-3f); /* 2/9 */
+    P = VM_FMAF(P, zh, 0x1.24924ap-2f); /* 2/7 */
+    P = VM_FMAF(P, zh, 0x1.99999ap-2f); /* 2/5 */
+    const float c23h = 0x1.555556p-1f, c23l = -0x1.555556p-26f; /* 2/3 */
+    float te;
+    float th = two_prodf(c23h, zh, &te);
+    float tl = te + VM_FMAF(c23h, zl, c23l * zh) + zh * zh * P;
+    float ste;
+    float sth = two_prodf(sh, th, &ste);
+    float stl = ste + VM_FMAF(sh, tl, sl * th);
+    float e1;
+    float h1 = fast_two_sumf(2.0f * sh, sth, &e1);
+    float l1 = e1 + (2.0f * sl + stl);
+    float e2;
+    float lh = two_sumf(k * VM_LN2HIF, h1, &e2);
+    float ll = e2 + VM_FMAF(k, VM_LN2LOF, l1);
+    /* y log|x| = ph + pl; beyond the float range of exp: its sign only */
+    float pe;
+    float ph = two_prodf(y, lh, &pe);
+    float pl = VM_FMAF(y, ll, pe);
+    float pc = ph > 89.0f ? 89.0f : ph;
+    pc = pc < -104.0f ? -104.0f : pc;
+    pl = pc != ph ? 0.0f : pl;
+    /* exp(pc + pl) */
+    float n = round_intf(pc * VM_LOG2EF);
+    float r1 = pc - n * VM_LN2HIF; /* exact */
+    float rl;
+    float r = two_sumf(r1, VM_FMAF(-n, VM_LN2LOF, pl), &rl);
+    float p = 1.0f / 5040.0f;
+    p = VM_FMAF(p, r, 1.0f / 720.0f);
+    p = VM_FMAF(p, r, 1.0f / 120.0f);
+    p = VM_FMAF(p, r, 1.0f / 24.0f);
+    p = VM_FMAF(p, r, 1.0f / 6.0f);
+    p = VM_FMAF(p, r, 0.5f);
+    float el0;
+    float eh0 = fast_two_sumf(1.0f, r, &el0);
+    float v = eh0 + (el0 + VM_FMAF(r * r, p, VM_FMAF(rl, r, rl)));
+    float n1 = round_intf(n * 0.5f);
+    v = (v * pow2if(n1)) * pow2if(n - n1);
+    /* special cases as k32_pow */
+    float yt = vm_truncf(y);
+    float yh = y * 0.5f;
+    float yht = vm_truncf(yh);
+    v = ax == 0.0f ? (y < 0.0f ? INFINITY : 0.0f) : v;
+    v = ax == INFINITY ? (y < 0.0f ? 0.0f : INFINITY) : v;
+    /* (+-1) ** y: 1 before the sign (the baseline's split product may
+     * overflow on a huge y times log 1 = 0) */
+    v = ax == 1.0f ? 1.0f : v;
+    v = y != y ? y + y : v;
+    v = x != x ? x + x : v;
+    float sx = __builtin_copysignf(1.0f, x);
+    v = sx < 0.0f ? (y == yt ? (yht != yh ? -v : v) : v) : v;
+    v = x < 0.0f
+            ? (ax != INFINITY ? (y != yt ? (y == y ? NAN : v) : v) : v)
+            : v;
+    v = x == 1.0f ? 1.0f : v;
+    v = y == 0.0f ? 1.0f : v;
+    return v;
+}
+
 #define VM_BINARY(name, kern, kern32)                                      \
     static void name##_f64(const void *a_, const void *b_, void *o_,       \
                            int64_t n)                                      \
@@ -1565,7 +1676,30 @@ VM_TRIGF(loop_tan_f32, kf_tan, k32_tan, tan)
         }                                                                  \
     }
 
-VM_BINARY(loop_pow, k_pow, k32_pow)
+/* The same with a float32 loop in float. */
+#define VM_BINARYF(name, kern, kernf)                                      \
+    static void name##_f64(const void *a_, const void *b_, void *o_,       \
+                           int64_t n)                                      \
+    {                                                                      \
+        const double *a = a_, *b = b_;                                     \
+        double *o = o_;                                                    \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
+        {                                                                  \
+            o[i] = kern(a[i], b[i]);                                       \
+        }                                                                  \
+    }                                                                      \
+    static void name##_f32(const void *a_, const void *b_, void *o_,       \
+                           int64_t n)                                      \
+    {                                                                      \
+        const float *a = a_, *b = b_;                                      \
+        float *o = o_;                                                     \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
+        {                                                                  \
+            o[i] = kernf(a[i], b[i]);                                      \
+        }                                                                  \
+    }
+
+VM_BINARYF(loop_pow, k_pow, kf_pow)
 VM_BINARY(loop_atan2, k_atan2, k32_atan2)
 
 static void loop_pow_scalar_f64(const void *a_, double y, void *o_,
@@ -1584,9 +1718,10 @@ static void loop_pow_scalar_f32(const void *a_, double y, void *o_,
 {
     const float *a = a_;
     float *o = o_;
+    float yf = (float)y; /* the exponent in the tensor's dtype, as NumPy */
     VM_IVDEP for (int64_t i = 0; i < n; i++)
     {
-        o[i] = (float)k32_pow((double)a[i], y);
+        o[i] = kf_pow(a[i], yf);
     }
 }
 
