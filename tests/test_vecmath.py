@@ -407,3 +407,36 @@ def test_pow_float32_in_float(baseline):
             ref = np.power(x.astype(np.float64),
                            float(np.float32(ys))).astype(np.float32)
         assert (acc.ulp_error(got, ref) <= 1).all(), ys
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+def test_atan2_float32_in_float(baseline):
+    rng = np.random.default_rng(19)
+    n = 20000
+    # ordinates log-uniform over the floats, ratios from 2^-40 to 2^40
+    # (a third within 1 +- 0.6, around the tan(pi/8) switch), both signs
+    a = np.exp2(rng.uniform(-149, 128, n))
+    r = np.exp2(rng.uniform(-40, 40, n))
+    r[::3] = 1 + rng.uniform(-0.6, 0.6, len(r[::3]))
+    r[1::7] = 0.41421356 * (1 + rng.uniform(-1e-6, 1e-6, len(r[1::7])))
+    b = a / r
+    with np.errstate(all="ignore"):
+        y = (a * rng.choice([-1.0, 1.0], n)).astype(np.float32)
+        x = (b * rng.choice([-1.0, 1.0], n)).astype(np.float32)
+    # random bit patterns, and a grid of special and extreme values
+    u = rng.integers(0, 2 ** 32, (2, n), dtype=np.uint64).astype(np.uint32)
+    sy, sx = _f32_special_grid(
+        [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.inf, -np.inf, np.nan, 1e-45,
+         -1e-45, 1.1754942e-38, 3.4028235e38, -3.4028235e38, 1e-30, 1e30])
+    y = np.concatenate([y, u[0].view(np.float32), sy])
+    x = np.concatenate([x, u[1].view(np.float32), sx])
+    got = apply("atan2", y, x, baseline=baseline)
+    with np.errstate(all="ignore"):
+        ref = np.arctan2(y.astype(np.float64), x.astype(np.float64))
+        ref = ref.astype(np.float32)
+    err = acc.ulp_error(got, ref)
+    i = int(np.argmax(err))
+    assert err[i] <= 1, (y[i], x[i], got[i], ref[i])
+    m = acc.special_mask([y, x], ref)
+    bad = ~acc.same_special(got[m], ref[m])
+    assert not bad.any(), (y[m][bad], x[m][bad], got[m][bad], ref[m][bad])

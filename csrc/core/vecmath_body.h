@@ -728,30 +728,9 @@ VM_INLINE double k_atan2(double y, double x)
  * out of the final conversion to float (float's range is well inside
  * double's), so the clamps only keep the double arithmetic finite.
  * Where a kernel in float meets the same bound (Note [float32 in float])
- * it replaces the one here in the float32 loop; those here remain for
- * pow and atan2, and k32_sin/cos/tan for the arguments the float
- * reduction hands over. */
-
-VM_INLINE double k32_exp(double x)
-{
-    double xc = x > 120.0 ? 120.0 : x;
-    xc = xc < -120.0 ? -120.0 : xc;
-    double n = round_int(xc * VM_LOG2E);
-    double r = (xc - n * VM_LN2HI) - n * VM_LN2LO;
-    /* exp(r), |r| <= ln2/2, Taylor to r^9 (error < 2^-36) */
-    double p = 1.0 / 362880.0;
-    p = VM_FMA(p, r, 1.0 / 40320.0);
-    p = VM_FMA(p, r, 1.0 / 5040.0);
-    p = VM_FMA(p, r, 1.0 / 720.0);
-    p = VM_FMA(p, r, 1.0 / 120.0);
-    p = VM_FMA(p, r, 1.0 / 24.0);
-    p = VM_FMA(p, r, 1.0 / 6.0);
-    p = VM_FMA(p, r, 0.5);
-    p = VM_FMA(p, r, 1.0);
-    p = VM_FMA(p, r, 1.0);
-    double v = p * pow2i(n);
-    return x != x ? x + x : v;
-}
+ * it replaces the one here in the float32 loop; only k32_sin/cos/tan
+ * remain, for the arguments the float reduction hands over (pow and
+ * atan2 have their float kernels below the trigonometric loops). */
 
 /* sin and cos of x - n pi/2 (pi/2 as a double-double: the reduced
  * argument is good to 2^-100 absolute for |x| <= 1e5); returns n mod 4
@@ -820,91 +799,6 @@ VM_INLINE double k32_tan(double x, double *bad)
     double v = num / den;
     v = x == 0.0 ? x : v;
     return (x - x != 0.0) ? x - x : v;
-}
-
-/* pow for the float32 loops: exp(y log|x|) in double.  A float result
- * needs y log|x| to about 2^-31 absolute; |y log x| is below 104 where
- * the result is finite and nonzero, so log|x| to 2^-40 relative (series
- * to s^17) and the double product suffice; the special cases are
- * k_pow's. */
-VM_INLINE double k32_pow(double x, double y)
-{
-    double ax = fabs(x);
-    double xs = ax < 0x1p-1022 ? ax * 0x1p54 : ax;
-    double kadj = ax < 0x1p-1022 ? -54.0 : 0.0;
-    uint64_t u = asu64(xs) +
-                 (UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd));
-    double k = asf64((u >> 52) | UINT64_C(0x4330000000000000)) - 0x1p52;
-    k = k - 1023.0 + kadj;
-    double m = asf64((u & UINT64_C(0x000fffffffffffff)) +
-                     UINT64_C(0x3fe6a09e667f3bcd));
-    double f = m - 1.0;
-    double s = f / (2.0 + f);
-    double z = s * s;
-    double P = 2.0 / 19.0;
-    P = VM_FMA(P, z, 2.0 / 17.0);
-    P = VM_FMA(P, z, 2.0 / 15.0);
-    P = VM_FMA(P, z, 2.0 / 13.0);
-    P = VM_FMA(P, z, 2.0 / 11.0);
-    P = VM_FMA(P, z, 2.0 / 9.0);
-    P = VM_FMA(P, z, 2.0 / 7.0);
-    P = VM_FMA(P, z, 2.0 / 5.0);
-    P = VM_FMA(P, z, 2.0 / 3.0);
-    double l = VM_FMA(s, z * P, VM_FMA(-s, f, f));
-    double lg = VM_FMA(k, 0x1.62e42fefa39efp-1, l);
-    double t = y * lg;
-    t = t > 200.0 ? 200.0 : t;
-    t = t < -200.0 ? -200.0 : t;
-    double v = k32_exp(t);
-    double yt = vm_trunc(y);
-    double yh = y * 0.5;
-    double yht = vm_trunc(yh);
-    v = ax == 0.0 ? (y < 0.0 ? INFINITY : 0.0) : v;
-    v = ax == INFINITY ? (y < 0.0 ? 0.0 : INFINITY) : v;
-    v = ax == 1.0 ? (y - y != 0.0 ? 1.0 : v) : v;
-    v = y != y ? y + y : v;
-    v = x != x ? x + x : v;
-    double sx = __builtin_copysign(1.0, x);
-    v = sx < 0.0 ? (y == yt ? (yht != yh ? -v : v) : v) : v;
-    v = x < 0.0 ? (ax != INFINITY ? (y != yt ? (y == y ? NAN : v) : v) : v)
-                : v;
-    v = x == 1.0 ? 1.0 : v;
-    v = y == 0.0 ? 1.0 : v;
-    return v;
-}
-
-/* atan2 for the float32 loops: as k_atan2 with Taylor to t^21 (error
- * < 2^-31 on |t| <= tan(pi/8)) and no double-double angle. */
-VM_INLINE double k32_atan2(double y, double x)
-{
-    double ax = fabs(x), ay = fabs(y);
-    double mx = ax > ay ? ax : ay;
-    double mn = ax > ay ? ay : ax;
-    double a = mn / mx;
-    a = mx == INFINITY ? (mn == INFINITY ? 1.0 : 0.0) : a;
-    a = mx == 0.0 ? 0.0 : a;
-    double tr = (a - 1.0) / (a + 1.0);
-    double t = a > 0x1.a827999fcef32p-2 ? tr : a;
-    double base = a > 0x1.a827999fcef32p-2 ? VM_PIO4_HI : 0.0;
-    double z = t * t;
-    double P = -1.0 / 23.0;
-    P = VM_FMA(P, z, 1.0 / 21.0);
-    P = VM_FMA(P, z, -1.0 / 19.0);
-    P = VM_FMA(P, z, 1.0 / 17.0);
-    P = VM_FMA(P, z, -1.0 / 15.0);
-    P = VM_FMA(P, z, 1.0 / 13.0);
-    P = VM_FMA(P, z, -1.0 / 11.0);
-    P = VM_FMA(P, z, 1.0 / 9.0);
-    P = VM_FMA(P, z, -1.0 / 7.0);
-    P = VM_FMA(P, z, 1.0 / 5.0);
-    P = VM_FMA(P, z, -1.0 / 3.0);
-    double ang = base + VM_FMA(t * z, P, t);
-    ang = ay > ax ? VM_PIO2_HI - ang : ang;
-    double sx = __builtin_copysign(1.0, x);
-    ang = sx < 0.0 ? VM_PI_HI - ang : ang;
-    double v = __builtin_copysign(ang, y);
-    v = y != y ? y + y : v;
-    return x != x ? x + x : v;
 }
 
 /* ---- float32 kernels in float -----------------------------------------
@@ -1560,7 +1454,7 @@ VM_TRIGF(loop_tan_f32, kf_tan, k32_tan, tan)
  * 2^n as two factors so that subnormal results round once.  Error before
  * the last rounding: about 0.3 ulp, so every result is within 1 ulp of
  * the correctly rounded one (tools/vecmath_pow_check.c).  The special
- * cases are k32_pow's, on floats. */
+ * cases are k_pow's, on floats. */
 
 /* trunc(x) in float without SSE4.1's roundps. */
 VM_INLINE float vm_truncf(float x)
@@ -1633,7 +1527,7 @@ VM_INLINE float kf_pow(float x, float y)
     float v = eh0 + (el0 + VM_FMAF(r * r, p, VM_FMAF(rl, r, rl)));
     float n1 = round_intf(n * 0.5f);
     v = (v * pow2if(n1)) * pow2if(n - n1);
-    /* special cases as k32_pow */
+    /* special cases as k_pow */
     float yt = vm_truncf(y);
     float yh = y * 0.5f;
     float yht = vm_truncf(yh);
@@ -1654,30 +1548,89 @@ VM_INLINE float kf_pow(float x, float y)
     return v;
 }
 
-#define VM_BINARY(name, kern, kern32)                                      \
-    static void name##_f64(const void *a_, const void *b_, void *o_,       \
-                           int64_t n)                                      \
-    {                                                                      \
-        const double *a = a_, *b = b_;                                     \
-        double *o = o_;                                                    \
-        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
-        {                                                                  \
-            o[i] = kern(a[i], b[i]);                                       \
-        }                                                                  \
-    }                                                                      \
-    static void name##_f32(const void *a_, const void *b_, void *o_,       \
-                           int64_t n)                                      \
-    {                                                                      \
-        const float *a = a_, *b = b_;                                      \
-        float *o = o_;                                                     \
-        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
-        {                                                                  \
-            o[i] = (float)kern32((double)a[i], (double)b[i]);                \
-        }                                                                  \
-    }
+/* ---- atan2 in float ----------------------------------------------------
+ * The float32 atan2 loops compute in float.  With mn <= mx the moduli of
+ * the arguments, atan(mn/mx) = atan(t) with t = mn/mx, or pi/4 + atan(t)
+ * with t = (mn - mx)/(mn + mx) above tan(pi/8); numerator and denominator
+ * are float-floats (exact sums), t = n (1/d) corrected by its remainder
+ * times 1/d (t + tl to about 2^-46; one division), atan(t) = t + tl + t z P(z), z = t^2, Taylor
+ * to t^21 (truncation below 2^-30 relative on |t| <= tan(pi/8)); the angle
+ * stays a float-float through pi/4 +, pi/2 - and pi - (each constant in
+ * two parts), so the one rounding is the last: within 1 ulp
+ * (tools/vecmath_pow_check.c).  Moduli above 2^100 are scaled by 2^-40
+ * and below 2^-60 (or mn below 2^-100 with mx below 2^40) by 2^64 first:
+ * no overflow in mn + mx nor in the baseline's split product, and the
+ * remainder does not underflow where the division by a small mn + mx
+ * would magnify its error (mn only loses bits where mn/mx is below
+ * 2^-186 and the angle is 0 or pi).  Special values as k_atan2. */
+#define VM_PIHF 0x1.921fb6p+1f
+#define VM_PILF -0x1.777a5cp-24f
+#define VM_PIO2HF 0x1.921fb6p+0f
+#define VM_PIO2LF -0x1.777a5cp-25f
+#define VM_PIO4HF 0x1.921fb6p-1f
+#define VM_PIO4LF -0x1.777a5cp-26f
 
-/* The same with a float32 loop in float. */
-#define VM_BINARYF(name, kern, kernf)                                      \
+VM_INLINE float kf_atan2(float y, float x)
+{
+    float ax = fabsf(x), ay = fabsf(y);
+    float mx = ax > ay ? ax : ay;
+    float mn = ax > ay ? ay : ax;
+    float sc = mx > 0x1p100f ? 0x1p-40f : 1.0f;
+    sc = mx < 0x1p-60f || (mn < 0x1p-100f && mx < 0x1p40f) ? 0x1p64f : sc;
+    mx = mx * sc;
+    mn = mn * sc;
+    int red = mn > 0x1.a8279ap-2f * mx; /* tan(pi/8) */
+    float nl0, dl0;
+    float nh0 = two_sumf(mn, -mx, &nl0);
+    float dh0 = two_sumf(mn, mx, &dl0);
+    float nh = red ? nh0 : mn, nl = red ? nl0 : 0.0f;
+    float dh = red ? dh0 : mx, dl = red ? dl0 : 0.0f;
+    float rinv = 1.0f / dh;
+    float t = nh * rinv;
+    float pe;
+    float p = two_prodf(t, dh, &pe);
+    float tl = ((((nh - p) - pe) + nl) - t * dl) * rinv;
+    float z = t * t;
+    float P = 1.0f / 21.0f;
+    P = VM_FMAF(P, z, -1.0f / 19.0f);
+    P = VM_FMAF(P, z, 1.0f / 17.0f);
+    P = VM_FMAF(P, z, -1.0f / 15.0f);
+    P = VM_FMAF(P, z, 1.0f / 13.0f);
+    P = VM_FMAF(P, z, -1.0f / 11.0f);
+    P = VM_FMAF(P, z, 1.0f / 9.0f);
+    P = VM_FMAF(P, z, -1.0f / 7.0f);
+    P = VM_FMAF(P, z, 1.0f / 5.0f);
+    P = VM_FMAF(P, z, -1.0f / 3.0f);
+    float tail = VM_FMAF(t * z, P, tl);
+    /* angle = base + t + tail */
+    float bh = red ? VM_PIO4HF : 0.0f, bl = red ? VM_PIO4LF : 0.0f;
+    float e1;
+    float h = two_sumf(bh, t, &e1);
+    float l = e1 + (tail + bl);
+    /* infinite moduli: 0 or pi/4; both zero: 0 */
+    int inf = mx == INFINITY;
+    h = inf ? (mn == INFINITY ? VM_PIO4HF : 0.0f) : h;
+    l = inf ? (mn == INFINITY ? VM_PIO4LF : 0.0f) : l;
+    h = mx == 0.0f ? 0.0f : h;
+    l = mx == 0.0f ? 0.0f : l;
+    /* |y| > |x|: pi/2 - angle */
+    float sh2 = two_sumf(VM_PIO2HF, -h, &e1);
+    float sl2 = e1 + (VM_PIO2LF - l);
+    h = ay > ax ? sh2 : h;
+    l = ay > ax ? sl2 : l;
+    /* x < 0 (or -0): pi - angle */
+    float nh2 = two_sumf(VM_PIHF, -h, &e1);
+    float nl2 = e1 + (VM_PILF - l);
+    float sx = __builtin_copysignf(1.0f, x);
+    h = sx < 0.0f ? nh2 : h;
+    l = sx < 0.0f ? nl2 : l;
+    float v = __builtin_copysignf(h + l, y);
+    v = y != y ? y + y : v;
+    return x != x ? x + x : v;
+}
+
+/* Two-argument loops: the double kernel, and the float one for float32. */
+#define VM_BINARY(name, kern, kernf)                                      \
     static void name##_f64(const void *a_, const void *b_, void *o_,       \
                            int64_t n)                                      \
     {                                                                      \
@@ -1699,8 +1652,8 @@ VM_INLINE float kf_pow(float x, float y)
         }                                                                  \
     }
 
-VM_BINARYF(loop_pow, k_pow, kf_pow)
-VM_BINARY(loop_atan2, k_atan2, k32_atan2)
+VM_BINARY(loop_pow, k_pow, kf_pow)
+VM_BINARY(loop_atan2, k_atan2, kf_atan2)
 
 static void loop_pow_scalar_f64(const void *a_, double y, void *o_,
                                 int64_t n)
