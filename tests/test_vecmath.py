@@ -440,3 +440,32 @@ def test_atan2_float32_in_float(baseline):
     m = acc.special_mask([y, x], ref)
     bad = ~acc.same_special(got[m], ref[m])
     assert not bad.any(), (y[m][bad], x[m][bad], got[m][bad], ref[m][bad])
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("n", [0, 1, 3, 255, 256, 257, 600])
+def test_pow_float64_special_fixup_in_every_chunk_position(n, baseline):
+    """float64 pow's vector pass leaves the sign and the special cases to
+    a second pass over the 256-element chunks that need it: special
+    pairs land in every position, the other chunks stay on the fast
+    pass; a tensor exponent and a scalar one."""
+    rng = np.random.default_rng(n)
+    x = rng.uniform(0.1, 4, n)
+    y = rng.uniform(-5, 5, n)
+    if n:
+        idx = rng.choice(n, size=min(n, 9), replace=False)
+        x[idx] = rng.choice([0.0, -0.0, -2.0, -0.5, np.inf, -np.inf, np.nan,
+                             1.0, -1.0, 5e-324], size=len(idx))
+        idy = rng.choice(n, size=min(n, 5), replace=False)
+        y[idy] = rng.choice([0.0, 3.0, -2.0, np.inf, -np.inf, np.nan],
+                            size=len(idy))
+    with np.errstate(all="ignore"):
+        ref = np.power(x, y)
+        refs = np.power(x, -3.0)
+    got = apply("pow", x, y, baseline=baseline)
+    assert got.shape == (n,)
+    assert (acc.ulp_error(got, ref) <= 1).all()
+    m = acc.special_mask([x, y], ref)
+    assert acc.same_special(got[m], ref[m]).all()
+    got = apply("pow", x, -3.0, baseline=baseline)
+    assert (acc.ulp_error(got, refs) <= 1).all()

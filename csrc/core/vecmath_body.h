@@ -582,7 +582,8 @@ VM_INLINE double k_log_dd(double x, double *lo)
     double sh = f / d;
     double rem;
     double sp = two_prod(sh, d, &rem);
-    double sl = (((f - sp) - rem) - sh * de) / d;
+    /* 1/d = (1 - s)/2: a product, not a second division */
+    double sl = (((f - sp) - rem) - sh * de) * VM_FMA(-0.5, sh, 0.5);
     double ze;
     double zh = two_prod(sh, sh, &ze);
     double zl = ze + 2.0 * sh * sl;
@@ -622,9 +623,11 @@ VM_INLINE double k_log_dd(double x, double *lo)
     return two_sum(h3, l3 + (lo2 + k * VM_LN2LO), lo);
 }
 
-VM_INLINE double k_pow(double x, double y)
+/* exp(y log ax) for a positive finite (normal or subnormal) ax and a
+ * finite y: pow's value where no special case applies (y = 0 and ax = 1
+ * give exactly 1 here too). */
+VM_INLINE double k_pow_core(double ax, double y)
 {
-    double ax = fabs(x);
     double ll;
     double lh = k_log_dd(ax, &ll);
     double pe;
@@ -633,7 +636,21 @@ VM_INLINE double k_pow(double x, double y)
     /* y * log|x| beyond the exp range: keep the product's sign only */
     pl = fabs(ph) > 800.0 ? 0.0 : pl;
     ph = fabs(ph) > 800.0 ? __builtin_copysign(800.0, ph) : ph;
-    double v = k_exp_dd(ph, pl);
+    return k_exp_dd(ph, pl);
+}
+
+/* 1 where k_pow_core(x, y) is pow(x, y): x positive and finite, y
+ * finite; else 0. */
+VM_INLINE uint64_t pow_generic(double x, double y)
+{
+    return (uint64_t)((x > 0.0) & (x < INFINITY) & (y - y == 0.0));
+}
+
+/* pow(x, y) from v = k_pow_core(|x|, y): the sign and the Annex F
+ * special cases. */
+VM_INLINE double pow_special(double x, double y, double v)
+{
+    double ax = fabs(x);
     double yt = vm_trunc(y);
     double yh = y * 0.5;
     double yht = vm_trunc(yh);
@@ -651,6 +668,11 @@ VM_INLINE double k_pow(double x, double y)
     v = x == 1.0 ? 1.0 : v;
     v = y == 0.0 ? 1.0 : v;
     return v;
+}
+
+VM_INLINE double k_pow(double x, double y)
+{
+    return pow_special(x, y, k_pow_core(fabs(x), y));
 }
 
 #define VM_PI_HI 0x1.921fb54442d18p+1
@@ -1629,6 +1651,36 @@ VM_INLINE float kf_atan2(float y, float x)
     return x != x ? x + x : v;
 }
 
+/* float64 pow runs in chunks through a stack buffer: the vector pass
+ * computes k_pow_core(|x|, y) (no sign, no special cases: about a tenth
+ * of k_pow's time) and notes whether every pair was generic (positive
+ * finite x, finite y); where one was not, a second vector pass applies
+ * pow_special to the chunk, reading the input, which is intact because
+ * the chunk is written to out only afterwards (out may be an input). */
+static void loop_pow_f64(const void *a_, const void *b_, void *o_, int64_t n)
+{
+    const double *a = a_, *b = b_;
+    double *o = o_;
+    for (int64_t base = 0; base < n; base += VM_CHUNK) {
+        int64_t m = n - base < VM_CHUNK ? n - base : VM_CHUNK;
+        const double *ab = a + base, *bb = b + base;
+        double tmp[VM_CHUNK];
+        uint64_t ok = 1;
+        VM_IVDEP for (int64_t i = 0; i < m; i++)
+        {
+            tmp[i] = k_pow_core(fabs(ab[i]), bb[i]);
+            ok &= pow_generic(ab[i], bb[i]);
+        }
+        if (!ok) {
+            VM_IVDEP for (int64_t i = 0; i < m; i++)
+            {
+                tmp[i] = pow_special(ab[i], bb[i], tmp[i]);
+            }
+        }
+        memcpy(o + base, tmp, (size_t)m * sizeof(double));
+    }
+}
+
 /* Two-argument loops: the double kernel, and the float one for float32. */
 #define VM_BINARY(name, kern, kernf)                                      \
     static void name##_f64(const void *a_, const void *b_, void *o_,       \
@@ -1652,7 +1704,20 @@ VM_INLINE float kf_atan2(float y, float x)
         }                                                                  \
     }
 
-VM_BINARY(loop_pow, k_pow, kf_pow)
+/* The float32 half alone. */
+#define VM_BINARYF32(name, kernf)                                          \
+    static void name##_f32(const void *a_, const void *b_, void *o_,       \
+                           int64_t n)                                      \
+    {                                                                      \
+        const float *a = a_, *b = b_;                                      \
+        float *o = o_;                                                     \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
+        {                                                                  \
+            o[i] = kernf(a[i], b[i]);                                      \
+        }                                                                  \
+    }
+
+VM_BINARYF32(loop_pow, kf_pow)
 VM_BINARY(loop_atan2, k_atan2, kf_atan2)
 
 static void loop_pow_scalar_f64(const void *a_, double y, void *o_,
@@ -1660,9 +1725,23 @@ static void loop_pow_scalar_f64(const void *a_, double y, void *o_,
 {
     const double *a = a_;
     double *o = o_;
-    VM_IVDEP for (int64_t i = 0; i < n; i++)
-    {
-        o[i] = k_pow(a[i], y);
+    for (int64_t base = 0; base < n; base += VM_CHUNK) {
+        int64_t m = n - base < VM_CHUNK ? n - base : VM_CHUNK;
+        const double *ab = a + base;
+        double tmp[VM_CHUNK];
+        uint64_t ok = 1;
+        VM_IVDEP for (int64_t i = 0; i < m; i++)
+        {
+            tmp[i] = k_pow_core(fabs(ab[i]), y);
+            ok &= pow_generic(ab[i], y);
+        }
+        if (!ok) {
+            VM_IVDEP for (int64_t i = 0; i < m; i++)
+            {
+                tmp[i] = pow_special(ab[i], y, tmp[i]);
+            }
+        }
+        memcpy(o + base, tmp, (size_t)m * sizeof(double));
     }
 }
 
