@@ -721,15 +721,15 @@ VM_INLINE double k_atan2(double y, double x)
     double bh = RED ? VM_PIO4_HI : 0.0, bl = RED ? VM_PIO4_LO : 0.0;
 #undef RED
     double e1;
-    double h = two_sum(bh, t, &e1);
+    double h = fast_two_sum(bh, t, &e1); /* |bh| >= |t| or bh = 0 */
     double l = e1 + tail + bl;
     /* |y| > |x|: pi/2 - angle */
-    double sh2 = two_sum(VM_PIO2_HI, -h, &e1);
+    double sh2 = fast_two_sum(VM_PIO2_HI, -h, &e1);
     double sl2 = e1 + (VM_PIO2_LO - l);
     h = ay > ax ? sh2 : h;
     l = ay > ax ? sl2 : l;
     /* x < 0 (or -0): pi - angle */
-    double nh = two_sum(VM_PI_HI, -h, &e1);
+    double nh = fast_two_sum(VM_PI_HI, -h, &e1);
     double nl = e1 + (VM_PI_LO - l);
     double sx = __builtin_copysign(1.0, x);
     h = sx < 0.0 ? nh : h;
@@ -1575,10 +1575,11 @@ VM_INLINE float kf_pow(float x, float y)
  * the arguments, atan(mn/mx) = atan(t) with t = mn/mx, or pi/4 + atan(t)
  * with t = (mn - mx)/(mn + mx) above tan(pi/8); numerator and denominator
  * are float-floats (exact sums), t = n (1/d) corrected by its remainder
- * times 1/d (t + tl to about 2^-46; one division), atan(t) = t + tl + t z P(z), z = t^2, Taylor
- * to t^21 (truncation below 2^-30 relative on |t| <= tan(pi/8)); the angle
- * stays a float-float through pi/4 +, pi/2 - and pi - (each constant in
- * two parts), so the one rounding is the last: within 1 ulp
+ * times 1/d (t + tl to about 2^-46; one division), atan(t) = t + tl +
+ * t z P(z), z = t^2, P a 6-term fit (within 2^-28 relative on |t| <=
+ * tan(pi/8)); the exact sums are fast two-sums (the larger term known);
+ * the angle stays a float-float through pi/4 +, pi/2 - and pi - (each
+ * constant in two parts), so the one rounding is the last: within 1 ulp
  * (tools/vecmath_pow_check.c).  Moduli above 2^100 are scaled by 2^-40
  * and below 2^-60 (or mn below 2^-100 with mx below 2^40) by 2^64 first:
  * no overflow in mn + mx nor in the baseline's split product, and the
@@ -1603,8 +1604,8 @@ VM_INLINE float kf_atan2(float y, float x)
     mn = mn * sc;
     int red = mn > 0x1.a8279ap-2f * mx; /* tan(pi/8) */
     float nl0, dl0;
-    float nh0 = two_sumf(mn, -mx, &nl0);
-    float dh0 = two_sumf(mn, mx, &dl0);
+    float nh0 = fast_two_sumf(-mx, mn, &nl0); /* mx >= mn >= 0 */
+    float dh0 = fast_two_sumf(mx, mn, &dl0);
     float nh = red ? nh0 : mn, nl = red ? nl0 : 0.0f;
     float dh = red ? dh0 : mx, dl = red ? dl0 : 0.0f;
     float rinv = 1.0f / dh;
@@ -1613,21 +1614,20 @@ VM_INLINE float kf_atan2(float y, float x)
     float p = two_prodf(t, dh, &pe);
     float tl = ((((nh - p) - pe) + nl) - t * dl) * rinv;
     float z = t * t;
-    float P = 1.0f / 21.0f;
-    P = VM_FMAF(P, z, -1.0f / 19.0f);
-    P = VM_FMAF(P, z, 1.0f / 17.0f);
-    P = VM_FMAF(P, z, -1.0f / 15.0f);
-    P = VM_FMAF(P, z, 1.0f / 13.0f);
-    P = VM_FMAF(P, z, -1.0f / 11.0f);
-    P = VM_FMAF(P, z, 1.0f / 9.0f);
-    P = VM_FMAF(P, z, -1.0f / 7.0f);
-    P = VM_FMAF(P, z, 1.0f / 5.0f);
-    P = VM_FMAF(P, z, -1.0f / 3.0f);
+    /* (atan(t)/t - 1)/z, Chebyshev fit on z in [0, 0.1765] (mpmath
+     * chebyfit, 6 terms, error 6e-10; with the float coefficients atan(t)
+     * is within 2^-28.7 relative) */
+    float P = 0x1.98d8d2p-5f;
+    P = VM_FMAF(P, z, -0x1.6057f6p-4f);
+    P = VM_FMAF(P, z, 0x1.c55b88p-4f);
+    P = VM_FMAF(P, z, -0x1.248936p-3f);
+    P = VM_FMAF(P, z, 0x1.999976p-3f);
+    P = VM_FMAF(P, z, -0x1.555556p-2f);
     float tail = VM_FMAF(t * z, P, tl);
     /* angle = base + t + tail */
     float bh = red ? VM_PIO4HF : 0.0f, bl = red ? VM_PIO4LF : 0.0f;
     float e1;
-    float h = two_sumf(bh, t, &e1);
+    float h = fast_two_sumf(bh, t, &e1); /* |bh| >= |t| or bh = 0 */
     float l = e1 + (tail + bl);
     /* infinite moduli: 0 or pi/4; both zero: 0 */
     int inf = mx == INFINITY;
@@ -1636,12 +1636,12 @@ VM_INLINE float kf_atan2(float y, float x)
     h = mx == 0.0f ? 0.0f : h;
     l = mx == 0.0f ? 0.0f : l;
     /* |y| > |x|: pi/2 - angle */
-    float sh2 = two_sumf(VM_PIO2HF, -h, &e1);
+    float sh2 = fast_two_sumf(VM_PIO2HF, -h, &e1);
     float sl2 = e1 + (VM_PIO2LF - l);
     h = ay > ax ? sh2 : h;
     l = ay > ax ? sl2 : l;
     /* x < 0 (or -0): pi - angle */
-    float nh2 = two_sumf(VM_PIHF, -h, &e1);
+    float nh2 = fast_two_sumf(VM_PIHF, -h, &e1);
     float nl2 = e1 + (VM_PILF - l);
     float sx = __builtin_copysignf(1.0f, x);
     h = sx < 0.0f ? nh2 : h;
