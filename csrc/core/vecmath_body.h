@@ -62,8 +62,9 @@
  *    mpmath, error 2e-19) on x in [0.75, 6]; erf(x) = +-1 beyond 6.
  *  - pow: exp(y log|x|) with log|x| as a double-double and y log|x| by an
  *    exact product, then the sign and the Annex F special cases.
- *  - atan2: atan of min/max in [0, 1], reduced by pi/4 above tan(pi/8),
- *    Taylor to degree 41, then the quadrant.
+ *  - atan2: atan(min/max), or pi/4 + atan((min - max)/(min + max)) above
+ *    tan(pi/8) (one division either way), Taylor to degree 41, then the
+ *    quadrant.
  * The FMA builds use fused multiply-adds in the reductions and two-products
  * (one rounding); the baseline build splits (Veltkamp) instead, so the two
  * paths may differ in the last bit but both keep the bounds (tested by
@@ -688,12 +689,18 @@ VM_INLINE double k_atan2(double y, double x)
     double ax = fabs(x), ay = fabs(y);
     double mx = ax > ay ? ax : ay;
     double mn = ax > ay ? ay : ax;
-    double a = mn / mx;
-    a = mx == INFINITY ? (mn == INFINITY ? 1.0 : 0.0) : a;
-    a = mx == 0.0 ? 0.0 : a;
-#define RED (a > 0x1.a827999fcef32p-2) /* tan(pi/8) */
-    double tr = (a - 1.0) / (a + 1.0);
-    double t = RED ? tr : a;
+    /* one division: mn/mx, or (mn - mx)/(mn + mx) above tan(pi/8) (both
+     * infinite: pi/4 + 0; both zero: 0), on moduli scaled so that
+     * mn + mx is finite and tan(pi/8) mx does not underflow */
+    double sc = mx > 0x1p1020 ? 0.25 : 1.0;
+    sc = mx < 0x1p-960 ? 0x1p60 : sc;
+    double mxs = mx * sc, mns = mn * sc;
+#define RED ((mns >= 0x1.a827999fcef32p-2 * mxs) & (mx > 0.0))
+    double num = RED ? mns - mxs : mns;
+    double den = RED ? mns + mxs : mxs;
+    double t = num / den;
+    t = mx == INFINITY ? 0.0 : t;
+    t = mx == 0.0 ? 0.0 : t;
     double z = t * t;
     /* atan(t) = t + t z P(z), P = sum_{k=1..20} (-1)^k z^(k-1) / (2k+1) */
     double P = 1.0 / 41.0;
