@@ -183,6 +183,134 @@ def test_pow_scalar_exponent(dt, baseline):
         assert (acc.ulp_error(got, ref) <= 1).all(), y
 
 
+# pow and atan2 in float (float32 loops; tools/vecmath_pow_check.c checks
+# them on dense grids and 10^9 random pairs, docs/accuracy.md).  The
+# reference is float64 libm rounded once to float32: within 2^-29 of a
+# float ulp of the exact value, so a result 1 ulp from it is at most 1 ulp
+# from the correctly rounded float.
+def _f32_pow_pairs(rng):
+    f = np.float32
+    n = 20000
+    # |x| log-uniform over the whole range (subnormals included), y so
+    # that y log|x| covers [-110, 95] (results from 0 to inf); a third
+    # of the y integral, a third of the x negative
+    lx = rng.uniform(-149, 128, n)
+    x = np.exp2(lx)
+    x = np.where(rng.random(n) < 1 / 3, -x, x)
+    t = rng.uniform(-110, 95, n)
+    y = t / np.where(lx == 0, 1.0, lx * np.log(2))
+    y = np.where(rng.random(n) < 1 / 3, np.round(y), y)
+    # x near 1 (log|x| tiny, y large) and x in [0.5, 2) with small y
+    x1 = 1 + rng.integers(-2000, 2000, n // 4) * 2.0 ** -23
+    y1 = rng.uniform(-1e8, 1e8, n // 4)
+    x2 = rng.uniform(0.5, 2, n // 4)
+    y2 = rng.uniform(-40, 40, n // 4)
+    # the overflow and underflow edges: y log2|x| near 128 and -149
+    x3 = np.exp2(rng.uniform(-20, 20, n // 4))
+    y3 = rng.choice([128.0, -126.0, -149.0, -150.0], n // 4) / np.log2(x3)
+    y3 = y3 * (1 + rng.uniform(-1e-6, 1e-6, n // 4))
+    with np.errstate(all="ignore"):
+        x = np.concatenate([x, x1, x2, x3]).astype(f)
+        y = np.concatenate([y, y1, y2, y3]).astype(f)
+    return x, y
+
+
+def _f32_special_grid(v):
+    x, y = np.meshgrid(np.asarray(v, np.float32), np.asarray(v, np.float32))
+    return x.ravel(), y.ravel()
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+def test_pow_float32_in_float(baseline):
+    rng = np.random.default_rng(18)
+    x, y = _f32_pow_pairs(rng)
+    sx, sy = _f32_special_grid(
+        [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 0.25,
+         2.0 ** 23 + 1, 2.0 ** 24, -(2.0 ** 23 + 1), 1e-45, -1e-45,
+         1.1754942e-38, 3.4028235e38, -3.4028235e38, np.inf, -np.inf,
+         np.nan, 1.0000001, 0.99999994, 127.5, -127.0, 149.0])
+    x, y = np.concatenate([x, sx]), np.concatenate([y, sy])
+    got = apply("pow", x, y, baseline=baseline)
+    with np.errstate(all="ignore"):
+        ref = np.power(x.astype(np.float64), y.astype(np.float64))
+        ref = ref.astype(np.float32)
+    err = acc.ulp_error(got, ref)
+    i = int(np.argmax(err))
+    assert err[i] <= 1, (x[i], y[i], got[i], ref[i])
+    m = acc.special_mask([x, y], ref)
+    bad = ~acc.same_special(got[m], ref[m])
+    assert not bad.any(), (x[m][bad], y[m][bad], got[m][bad], ref[m][bad])
+    # the exponent as a scalar: the same kernel with y rounded to float32
+    for ys in (2.5, -1.5, 3.0, 1e-3, 123.456, -0.1):
+        got = apply("pow", x, ys, baseline=baseline)
+        with np.errstate(all="ignore"):
+            ref = np.power(x.astype(np.float64),
+                           float(np.float32(ys))).astype(np.float32)
+        assert (acc.ulp_error(got, ref) <= 1).all(), ys
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+def test_atan2_float32_in_float(baseline):
+    rng = np.random.default_rng(19)
+    n = 20000
+    # ordinates log-uniform over the floats, ratios from 2^-40 to 2^40
+    # (a third within 1 +- 0.6, around the tan(pi/8) switch), both signs
+    a = np.exp2(rng.uniform(-149, 128, n))
+    r = np.exp2(rng.uniform(-40, 40, n))
+    r[::3] = 1 + rng.uniform(-0.6, 0.6, len(r[::3]))
+    r[1::7] = 0.41421356 * (1 + rng.uniform(-1e-6, 1e-6, len(r[1::7])))
+    b = a / r
+    with np.errstate(all="ignore"):
+        y = (a * rng.choice([-1.0, 1.0], n)).astype(np.float32)
+        x = (b * rng.choice([-1.0, 1.0], n)).astype(np.float32)
+    # random bit patterns, and a grid of special and extreme values
+    u = rng.integers(0, 2 ** 32, (2, n), dtype=np.uint64).astype(np.uint32)
+    sy, sx = _f32_special_grid(
+        [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.inf, -np.inf, np.nan, 1e-45,
+         -1e-45, 1.1754942e-38, 3.4028235e38, -3.4028235e38, 1e-30, 1e30])
+    y = np.concatenate([y, u[0].view(np.float32), sy])
+    x = np.concatenate([x, u[1].view(np.float32), sx])
+    got = apply("atan2", y, x, baseline=baseline)
+    with np.errstate(all="ignore"):
+        ref = np.arctan2(y.astype(np.float64), x.astype(np.float64))
+        ref = ref.astype(np.float32)
+    err = acc.ulp_error(got, ref)
+    i = int(np.argmax(err))
+    assert err[i] <= 1, (y[i], x[i], got[i], ref[i])
+    m = acc.special_mask([y, x], ref)
+    bad = ~acc.same_special(got[m], ref[m])
+    assert not bad.any(), (y[m][bad], x[m][bad], got[m][bad], ref[m][bad])
+
+
+@pytest.mark.parametrize("baseline", PATHS)
+@pytest.mark.parametrize("n", [0, 1, 3, 255, 256, 257, 600])
+def test_pow_float64_special_fixup_in_every_chunk_position(n, baseline):
+    """float64 pow's vector pass leaves the sign and the special cases to
+    a second pass over the 256-element chunks that need it: special
+    pairs land in every position, the other chunks stay on the fast
+    pass; a tensor exponent and a scalar one."""
+    rng = np.random.default_rng(n)
+    x = rng.uniform(0.1, 4, n)
+    y = rng.uniform(-5, 5, n)
+    if n:
+        idx = rng.choice(n, size=min(n, 9), replace=False)
+        x[idx] = rng.choice([0.0, -0.0, -2.0, -0.5, np.inf, -np.inf, np.nan,
+                             1.0, -1.0, 5e-324], size=len(idx))
+        idy = rng.choice(n, size=min(n, 5), replace=False)
+        y[idy] = rng.choice([0.0, 3.0, -2.0, np.inf, -np.inf, np.nan],
+                            size=len(idy))
+    with np.errstate(all="ignore"):
+        ref = np.power(x, y)
+        refs = np.power(x, -3.0)
+    got = apply("pow", x, y, baseline=baseline)
+    assert got.shape == (n,)
+    assert (acc.ulp_error(got, ref) <= 1).all()
+    m = acc.special_mask([x, y], ref)
+    assert acc.same_special(got[m], ref[m]).all()
+    got = apply("pow", x, -3.0, baseline=baseline)
+    assert (acc.ulp_error(got, refs) <= 1).all()
+
+
 @pytest.mark.parametrize("baseline", PATHS)
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("n", [0, 1, 3, 255, 256, 257, 600])

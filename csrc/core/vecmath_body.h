@@ -62,8 +62,9 @@
  *    mpmath, error 2e-19) on x in [0.75, 6]; erf(x) = +-1 beyond 6.
  *  - pow: exp(y log|x|) with log|x| as a double-double and y log|x| by an
  *    exact product, then the sign and the Annex F special cases.
- *  - atan2: atan of min/max in [0, 1], reduced by pi/4 above tan(pi/8),
- *    Taylor to degree 41, then the quadrant.
+ *  - atan2: atan(min/max), or pi/4 + atan((min - max)/(min + max)) above
+ *    tan(pi/8) (one division either way), Taylor to degree 41, then the
+ *    quadrant.
  * The FMA builds use fused multiply-adds in the reductions and two-products
  * (one rounding); the baseline build splits (Veltkamp) instead, so the two
  * paths may differ in the last bit but both keep the bounds (tested by
@@ -582,7 +583,8 @@ VM_INLINE double k_log_dd(double x, double *lo)
     double sh = f / d;
     double rem;
     double sp = two_prod(sh, d, &rem);
-    double sl = (((f - sp) - rem) - sh * de) / d;
+    /* 1/d = (1 - s)/2: a product, not a second division */
+    double sl = (((f - sp) - rem) - sh * de) * VM_FMA(-0.5, sh, 0.5);
     double ze;
     double zh = two_prod(sh, sh, &ze);
     double zl = ze + 2.0 * sh * sl;
@@ -622,9 +624,11 @@ VM_INLINE double k_log_dd(double x, double *lo)
     return two_sum(h3, l3 + (lo2 + k * VM_LN2LO), lo);
 }
 
-VM_INLINE double k_pow(double x, double y)
+/* exp(y log ax) for a positive finite (normal or subnormal) ax and a
+ * finite y: pow's value where no special case applies (y = 0 and ax = 1
+ * give exactly 1 here too). */
+VM_INLINE double k_pow_core(double ax, double y)
 {
-    double ax = fabs(x);
     double ll;
     double lh = k_log_dd(ax, &ll);
     double pe;
@@ -633,7 +637,21 @@ VM_INLINE double k_pow(double x, double y)
     /* y * log|x| beyond the exp range: keep the product's sign only */
     pl = fabs(ph) > 800.0 ? 0.0 : pl;
     ph = fabs(ph) > 800.0 ? __builtin_copysign(800.0, ph) : ph;
-    double v = k_exp_dd(ph, pl);
+    return k_exp_dd(ph, pl);
+}
+
+/* 1 where k_pow_core(x, y) is pow(x, y): x positive and finite, y
+ * finite; else 0. */
+VM_INLINE uint64_t pow_generic(double x, double y)
+{
+    return (uint64_t)((x > 0.0) & (x < INFINITY) & (y - y == 0.0));
+}
+
+/* pow(x, y) from v = k_pow_core(|x|, y): the sign and the Annex F
+ * special cases. */
+VM_INLINE double pow_special(double x, double y, double v)
+{
+    double ax = fabs(x);
     double yt = vm_trunc(y);
     double yh = y * 0.5;
     double yht = vm_trunc(yh);
@@ -653,6 +671,11 @@ VM_INLINE double k_pow(double x, double y)
     return v;
 }
 
+VM_INLINE double k_pow(double x, double y)
+{
+    return pow_special(x, y, k_pow_core(fabs(x), y));
+}
+
 #define VM_PI_HI 0x1.921fb54442d18p+1
 #define VM_PI_LO 0x1.1a62633145c07p-53
 #define VM_PIO2_HI 0x1.921fb54442d18p+0
@@ -666,12 +689,18 @@ VM_INLINE double k_atan2(double y, double x)
     double ax = fabs(x), ay = fabs(y);
     double mx = ax > ay ? ax : ay;
     double mn = ax > ay ? ay : ax;
-    double a = mn / mx;
-    a = mx == INFINITY ? (mn == INFINITY ? 1.0 : 0.0) : a;
-    a = mx == 0.0 ? 0.0 : a;
-#define RED (a > 0x1.a827999fcef32p-2) /* tan(pi/8) */
-    double tr = (a - 1.0) / (a + 1.0);
-    double t = RED ? tr : a;
+    /* one division: mn/mx, or (mn - mx)/(mn + mx) above tan(pi/8) (both
+     * infinite: pi/4 + 0; both zero: 0), on moduli scaled so that
+     * mn + mx is finite and tan(pi/8) mx does not underflow */
+    double sc = mx > 0x1p1020 ? 0.25 : 1.0;
+    sc = mx < 0x1p-960 ? 0x1p60 : sc;
+    double mxs = mx * sc, mns = mn * sc;
+#define RED ((mns >= 0x1.a827999fcef32p-2 * mxs) & (mx > 0.0))
+    double num = RED ? mns - mxs : mns;
+    double den = RED ? mns + mxs : mxs;
+    double t = num / den;
+    t = mx == INFINITY ? 0.0 : t;
+    t = mx == 0.0 ? 0.0 : t;
     double z = t * t;
     /* atan(t) = t + t z P(z), P = sum_{k=1..20} (-1)^k z^(k-1) / (2k+1) */
     double P = 1.0 / 41.0;
@@ -699,15 +728,15 @@ VM_INLINE double k_atan2(double y, double x)
     double bh = RED ? VM_PIO4_HI : 0.0, bl = RED ? VM_PIO4_LO : 0.0;
 #undef RED
     double e1;
-    double h = two_sum(bh, t, &e1);
+    double h = fast_two_sum(bh, t, &e1); /* |bh| >= |t| or bh = 0 */
     double l = e1 + tail + bl;
     /* |y| > |x|: pi/2 - angle */
-    double sh2 = two_sum(VM_PIO2_HI, -h, &e1);
+    double sh2 = fast_two_sum(VM_PIO2_HI, -h, &e1);
     double sl2 = e1 + (VM_PIO2_LO - l);
     h = ay > ax ? sh2 : h;
     l = ay > ax ? sl2 : l;
     /* x < 0 (or -0): pi - angle */
-    double nh = two_sum(VM_PI_HI, -h, &e1);
+    double nh = fast_two_sum(VM_PI_HI, -h, &e1);
     double nl = e1 + (VM_PI_LO - l);
     double sx = __builtin_copysign(1.0, x);
     h = sx < 0.0 ? nh : h;
@@ -728,30 +757,9 @@ VM_INLINE double k_atan2(double y, double x)
  * out of the final conversion to float (float's range is well inside
  * double's), so the clamps only keep the double arithmetic finite.
  * Where a kernel in float meets the same bound (Note [float32 in float])
- * it replaces the one here in the float32 loop; those here remain for
- * pow and atan2, and k32_sin/cos/tan for the arguments the float
- * reduction hands over. */
-
-VM_INLINE double k32_exp(double x)
-{
-    double xc = x > 120.0 ? 120.0 : x;
-    xc = xc < -120.0 ? -120.0 : xc;
-    double n = round_int(xc * VM_LOG2E);
-    double r = (xc - n * VM_LN2HI) - n * VM_LN2LO;
-    /* exp(r), |r| <= ln2/2, Taylor to r^9 (error < 2^-36) */
-    double p = 1.0 / 362880.0;
-    p = VM_FMA(p, r, 1.0 / 40320.0);
-    p = VM_FMA(p, r, 1.0 / 5040.0);
-    p = VM_FMA(p, r, 1.0 / 720.0);
-    p = VM_FMA(p, r, 1.0 / 120.0);
-    p = VM_FMA(p, r, 1.0 / 24.0);
-    p = VM_FMA(p, r, 1.0 / 6.0);
-    p = VM_FMA(p, r, 0.5);
-    p = VM_FMA(p, r, 1.0);
-    p = VM_FMA(p, r, 1.0);
-    double v = p * pow2i(n);
-    return x != x ? x + x : v;
-}
+ * it replaces the one here in the float32 loop; only k32_sin/cos/tan
+ * remain, for the arguments the float reduction hands over (pow and
+ * atan2 have their float kernels below the trigonometric loops). */
 
 /* sin and cos of x - n pi/2 (pi/2 as a double-double: the reduced
  * argument is good to 2^-100 absolute for |x| <= 1e5); returns n mod 4
@@ -820,91 +828,6 @@ VM_INLINE double k32_tan(double x, double *bad)
     double v = num / den;
     v = x == 0.0 ? x : v;
     return (x - x != 0.0) ? x - x : v;
-}
-
-/* pow for the float32 loops: exp(y log|x|) in double.  A float result
- * needs y log|x| to about 2^-31 absolute; |y log x| is below 104 where
- * the result is finite and nonzero, so log|x| to 2^-40 relative (series
- * to s^17) and the double product suffice; the special cases are
- * k_pow's. */
-VM_INLINE double k32_pow(double x, double y)
-{
-    double ax = fabs(x);
-    double xs = ax < 0x1p-1022 ? ax * 0x1p54 : ax;
-    double kadj = ax < 0x1p-1022 ? -54.0 : 0.0;
-    uint64_t u = asu64(xs) +
-                 (UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd));
-    double k = asf64((u >> 52) | UINT64_C(0x4330000000000000)) - 0x1p52;
-    k = k - 1023.0 + kadj;
-    double m = asf64((u & UINT64_C(0x000fffffffffffff)) +
-                     UINT64_C(0x3fe6a09e667f3bcd));
-    double f = m - 1.0;
-    double s = f / (2.0 + f);
-    double z = s * s;
-    double P = 2.0 / 19.0;
-    P = VM_FMA(P, z, 2.0 / 17.0);
-    P = VM_FMA(P, z, 2.0 / 15.0);
-    P = VM_FMA(P, z, 2.0 / 13.0);
-    P = VM_FMA(P, z, 2.0 / 11.0);
-    P = VM_FMA(P, z, 2.0 / 9.0);
-    P = VM_FMA(P, z, 2.0 / 7.0);
-    P = VM_FMA(P, z, 2.0 / 5.0);
-    P = VM_FMA(P, z, 2.0 / 3.0);
-    double l = VM_FMA(s, z * P, VM_FMA(-s, f, f));
-    double lg = VM_FMA(k, 0x1.62e42fefa39efp-1, l);
-    double t = y * lg;
-    t = t > 200.0 ? 200.0 : t;
-    t = t < -200.0 ? -200.0 : t;
-    double v = k32_exp(t);
-    double yt = vm_trunc(y);
-    double yh = y * 0.5;
-    double yht = vm_trunc(yh);
-    v = ax == 0.0 ? (y < 0.0 ? INFINITY : 0.0) : v;
-    v = ax == INFINITY ? (y < 0.0 ? 0.0 : INFINITY) : v;
-    v = ax == 1.0 ? (y - y != 0.0 ? 1.0 : v) : v;
-    v = y != y ? y + y : v;
-    v = x != x ? x + x : v;
-    double sx = __builtin_copysign(1.0, x);
-    v = sx < 0.0 ? (y == yt ? (yht != yh ? -v : v) : v) : v;
-    v = x < 0.0 ? (ax != INFINITY ? (y != yt ? (y == y ? NAN : v) : v) : v)
-                : v;
-    v = x == 1.0 ? 1.0 : v;
-    v = y == 0.0 ? 1.0 : v;
-    return v;
-}
-
-/* atan2 for the float32 loops: as k_atan2 with Taylor to t^21 (error
- * < 2^-31 on |t| <= tan(pi/8)) and no double-double angle. */
-VM_INLINE double k32_atan2(double y, double x)
-{
-    double ax = fabs(x), ay = fabs(y);
-    double mx = ax > ay ? ax : ay;
-    double mn = ax > ay ? ay : ax;
-    double a = mn / mx;
-    a = mx == INFINITY ? (mn == INFINITY ? 1.0 : 0.0) : a;
-    a = mx == 0.0 ? 0.0 : a;
-    double tr = (a - 1.0) / (a + 1.0);
-    double t = a > 0x1.a827999fcef32p-2 ? tr : a;
-    double base = a > 0x1.a827999fcef32p-2 ? VM_PIO4_HI : 0.0;
-    double z = t * t;
-    double P = -1.0 / 23.0;
-    P = VM_FMA(P, z, 1.0 / 21.0);
-    P = VM_FMA(P, z, -1.0 / 19.0);
-    P = VM_FMA(P, z, 1.0 / 17.0);
-    P = VM_FMA(P, z, -1.0 / 15.0);
-    P = VM_FMA(P, z, 1.0 / 13.0);
-    P = VM_FMA(P, z, -1.0 / 11.0);
-    P = VM_FMA(P, z, 1.0 / 9.0);
-    P = VM_FMA(P, z, -1.0 / 7.0);
-    P = VM_FMA(P, z, 1.0 / 5.0);
-    P = VM_FMA(P, z, -1.0 / 3.0);
-    double ang = base + VM_FMA(t * z, P, t);
-    ang = ay > ax ? VM_PIO2_HI - ang : ang;
-    double sx = __builtin_copysign(1.0, x);
-    ang = sx < 0.0 ? VM_PI_HI - ang : ang;
-    double v = __builtin_copysign(ang, y);
-    v = y != y ? y + y : v;
-    return x != x ? x + x : v;
 }
 
 /* ---- float32 kernels in float -----------------------------------------
@@ -1543,13 +1466,236 @@ VM_TRIGF(loop_cos_f32, kf_cos, k32_cos, cos)
 VM_TRIG(loop_tan_f64, k_tan, tan, double)
 VM_TRIGF(loop_tan_f32, kf_tan, k32_tan, tan)
 
-#define VM_BINARY(name, kern, kern32)                                      \
+/* ---- pow in float -------------------------------------------------------
+ * The float32 pow loops compute in float (8 lanes on AVX2) as exp(y
+ * log|x|).  The result's relative error is the absolute error of y log|x|
+ * (below 104 in size wherever the result is finite and nonzero), so
+ * log|x| is a float-float good to about 2^-36 relative: fdlibm's
+ * reduction (x = 2^k m, m in [sqrt(1/2), sqrt 2), f = m - 1 exact),
+ * s = f / (2 + f) as a float-float (the quotient's remainder times
+ * 1/(2 + f) = (1 - s)/2, no second division), log m = 2s + s T with
+ * T = (2/3) z + z^2 P(z), z = s^2, the series to s^13 (truncation below
+ * 2^-39) and its (2/3) z term a float-float product; k ln2 in two parts.
+ * y log|x| is an exact float-float product plus y times the low part;
+ * exp of it takes the reduction of kf_exp (n ln2 + r, r1 = ph - n LN2HI
+ * exact) with the product's low part and n LN2LO summed into r as a
+ * float-float (r + rl), 1 + r exact and r^2 P(r) + rl (1 + r) added last,
+ * 2^n as two factors so that subnormal results round once.  Error before
+ * the last rounding: about 0.3 ulp, so every result is within 1 ulp of
+ * the correctly rounded one (tools/vecmath_pow_check.c).  The special
+ * cases are k_pow's, on floats. */
+
+/* trunc(x) in float without SSE4.1's roundps. */
+VM_INLINE float vm_truncf(float x)
+{
+    float ax = fabsf(x);
+    float f = (ax + 0x1p23f) - 0x1p23f; /* ax rounded, for ax < 2^23 */
+    f = f > ax ? f - 1.0f : f;
+    f = ax >= 0x1p23f ? ax : f; /* already integral (or inf/NaN) */
+    return __builtin_copysignf(f, x);
+}
+
+VM_INLINE float kf_pow(float x, float y)
+{
+    float ax = fabsf(x);
+    /* log|x| = k ln2 + log m */
+    float xs = ax < 0x1p-126f ? ax * 0x1p23f : ax;
+    float kadj = ax < 0x1p-126f ? -23.0f : 0.0f;
+    uint32_t u = asu32(xs) + (0x3f800000u - 0x3f3504f3u);
+    float k = (float)(int32_t)(u >> 23) - 127.0f + kadj;
+    float m = asf32((u & 0x007fffffu) + 0x3f3504f3u);
+    float f = m - 1.0f; /* exact */
+    float d = 2.0f + f;
+    float de = (2.0f - d) + f; /* d + de == 2 + f */
+    float sh = f / d;
+    float qe;
+    float q = two_prodf(sh, d, &qe);
+    float sl = (((f - q) - qe) - sh * de) * VM_FMAF(-0.5f, sh, 0.5f);
+    float ze;
+    float zh = two_prodf(sh, sh, &ze);
+    float zl = VM_FMAF(2.0f * sh, sl, ze);
+    /* P = sum_{j>=2} 2 z^(j-2) / (2j + 1), to j = 6 */
+    float P = 0x1.3b13b2p-3f;        /* 2/13 */
+    P = VM_FMAF(P, zh, 0x1.745d18p-3f); /* 2/11 */
+    P = VM_FMAF(P, zh, 0x1.c71c72p-3f); /* 2/9 */
+    P = VM_FMAF(P, zh, 0x1.24924ap-2f); /* 2/7 */
+    P = VM_FMAF(P, zh, 0x1.99999ap-2f); /* 2/5 */
+    const float c23h = 0x1.555556p-1f, c23l = -0x1.555556p-26f; /* 2/3 */
+    float te;
+    float th = two_prodf(c23h, zh, &te);
+    float tl = te + VM_FMAF(c23h, zl, c23l * zh) + zh * zh * P;
+    float ste;
+    float sth = two_prodf(sh, th, &ste);
+    float stl = ste + VM_FMAF(sh, tl, sl * th);
+    float e1;
+    float h1 = fast_two_sumf(2.0f * sh, sth, &e1);
+    float l1 = e1 + (2.0f * sl + stl);
+    float e2;
+    float lh = two_sumf(k * VM_LN2HIF, h1, &e2);
+    float ll = e2 + VM_FMAF(k, VM_LN2LOF, l1);
+    /* y log|x| = ph + pl; beyond the float range of exp: its sign only */
+    float pe;
+    float ph = two_prodf(y, lh, &pe);
+    float pl = VM_FMAF(y, ll, pe);
+    float pc = ph > 89.0f ? 89.0f : ph;
+    pc = pc < -104.0f ? -104.0f : pc;
+    pl = pc != ph ? 0.0f : pl;
+    /* exp(pc + pl) */
+    float n = round_intf(pc * VM_LOG2EF);
+    float r1 = pc - n * VM_LN2HIF; /* exact */
+    float rl;
+    float r = two_sumf(r1, VM_FMAF(-n, VM_LN2LOF, pl), &rl);
+    float p = 1.0f / 5040.0f;
+    p = VM_FMAF(p, r, 1.0f / 720.0f);
+    p = VM_FMAF(p, r, 1.0f / 120.0f);
+    p = VM_FMAF(p, r, 1.0f / 24.0f);
+    p = VM_FMAF(p, r, 1.0f / 6.0f);
+    p = VM_FMAF(p, r, 0.5f);
+    float el0;
+    float eh0 = fast_two_sumf(1.0f, r, &el0);
+    float v = eh0 + (el0 + VM_FMAF(r * r, p, VM_FMAF(rl, r, rl)));
+    float n1 = round_intf(n * 0.5f);
+    v = (v * pow2if(n1)) * pow2if(n - n1);
+    /* special cases as k_pow */
+    float yt = vm_truncf(y);
+    float yh = y * 0.5f;
+    float yht = vm_truncf(yh);
+    v = ax == 0.0f ? (y < 0.0f ? INFINITY : 0.0f) : v;
+    v = ax == INFINITY ? (y < 0.0f ? 0.0f : INFINITY) : v;
+    /* (+-1) ** y: 1 before the sign (the baseline's split product may
+     * overflow on a huge y times log 1 = 0) */
+    v = ax == 1.0f ? 1.0f : v;
+    v = y != y ? y + y : v;
+    v = x != x ? x + x : v;
+    float sx = __builtin_copysignf(1.0f, x);
+    v = sx < 0.0f ? (y == yt ? (yht != yh ? -v : v) : v) : v;
+    v = x < 0.0f
+            ? (ax != INFINITY ? (y != yt ? (y == y ? NAN : v) : v) : v)
+            : v;
+    v = x == 1.0f ? 1.0f : v;
+    v = y == 0.0f ? 1.0f : v;
+    return v;
+}
+
+/* ---- atan2 in float ----------------------------------------------------
+ * The float32 atan2 loops compute in float.  With mn <= mx the moduli of
+ * the arguments, atan(mn/mx) = atan(t) with t = mn/mx, or pi/4 + atan(t)
+ * with t = (mn - mx)/(mn + mx) above tan(pi/8); numerator and denominator
+ * are float-floats (exact sums), t = n (1/d) corrected by its remainder
+ * times 1/d (t + tl to about 2^-46; one division), atan(t) = t + tl +
+ * t z P(z), z = t^2, P a 6-term fit (within 2^-28 relative on |t| <=
+ * tan(pi/8)); the exact sums are fast two-sums (the larger term known);
+ * the angle stays a float-float through pi/4 +, pi/2 - and pi - (each
+ * constant in two parts), so the one rounding is the last: within 1 ulp
+ * (tools/vecmath_pow_check.c).  Moduli above 2^100 are scaled by 2^-40
+ * and below 2^-60 (or mn below 2^-100 with mx below 2^40) by 2^64 first:
+ * no overflow in mn + mx nor in the baseline's split product, and the
+ * remainder does not underflow where the division by a small mn + mx
+ * would magnify its error (mn only loses bits where mn/mx is below
+ * 2^-186 and the angle is 0 or pi).  Special values as k_atan2. */
+#define VM_PIHF 0x1.921fb6p+1f
+#define VM_PILF -0x1.777a5cp-24f
+#define VM_PIO2HF 0x1.921fb6p+0f
+#define VM_PIO2LF -0x1.777a5cp-25f
+#define VM_PIO4HF 0x1.921fb6p-1f
+#define VM_PIO4LF -0x1.777a5cp-26f
+
+VM_INLINE float kf_atan2(float y, float x)
+{
+    float ax = fabsf(x), ay = fabsf(y);
+    float mx = ax > ay ? ax : ay;
+    float mn = ax > ay ? ay : ax;
+    float sc = mx > 0x1p100f ? 0x1p-40f : 1.0f;
+    sc = mx < 0x1p-60f || (mn < 0x1p-100f && mx < 0x1p40f) ? 0x1p64f : sc;
+    mx = mx * sc;
+    mn = mn * sc;
+    int red = mn > 0x1.a8279ap-2f * mx; /* tan(pi/8) */
+    float nl0, dl0;
+    float nh0 = fast_two_sumf(-mx, mn, &nl0); /* mx >= mn >= 0 */
+    float dh0 = fast_two_sumf(mx, mn, &dl0);
+    float nh = red ? nh0 : mn, nl = red ? nl0 : 0.0f;
+    float dh = red ? dh0 : mx, dl = red ? dl0 : 0.0f;
+    float rinv = 1.0f / dh;
+    float t = nh * rinv;
+    float pe;
+    float p = two_prodf(t, dh, &pe);
+    float tl = ((((nh - p) - pe) + nl) - t * dl) * rinv;
+    float z = t * t;
+    /* (atan(t)/t - 1)/z, Chebyshev fit on z in [0, 0.1765] (mpmath
+     * chebyfit, 6 terms, error 6e-10; with the float coefficients atan(t)
+     * is within 2^-28.7 relative) */
+    float P = 0x1.98d8d2p-5f;
+    P = VM_FMAF(P, z, -0x1.6057f6p-4f);
+    P = VM_FMAF(P, z, 0x1.c55b88p-4f);
+    P = VM_FMAF(P, z, -0x1.248936p-3f);
+    P = VM_FMAF(P, z, 0x1.999976p-3f);
+    P = VM_FMAF(P, z, -0x1.555556p-2f);
+    float tail = VM_FMAF(t * z, P, tl);
+    /* angle = base + t + tail */
+    float bh = red ? VM_PIO4HF : 0.0f, bl = red ? VM_PIO4LF : 0.0f;
+    float e1;
+    float h = fast_two_sumf(bh, t, &e1); /* |bh| >= |t| or bh = 0 */
+    float l = e1 + (tail + bl);
+    /* infinite moduli: 0 or pi/4; both zero: 0 */
+    int inf = mx == INFINITY;
+    h = inf ? (mn == INFINITY ? VM_PIO4HF : 0.0f) : h;
+    l = inf ? (mn == INFINITY ? VM_PIO4LF : 0.0f) : l;
+    h = mx == 0.0f ? 0.0f : h;
+    l = mx == 0.0f ? 0.0f : l;
+    /* |y| > |x|: pi/2 - angle */
+    float sh2 = fast_two_sumf(VM_PIO2HF, -h, &e1);
+    float sl2 = e1 + (VM_PIO2LF - l);
+    h = ay > ax ? sh2 : h;
+    l = ay > ax ? sl2 : l;
+    /* x < 0 (or -0): pi - angle */
+    float nh2 = fast_two_sumf(VM_PIHF, -h, &e1);
+    float nl2 = e1 + (VM_PILF - l);
+    float sx = __builtin_copysignf(1.0f, x);
+    h = sx < 0.0f ? nh2 : h;
+    l = sx < 0.0f ? nl2 : l;
+    float v = __builtin_copysignf(h + l, y);
+    v = y != y ? y + y : v;
+    return x != x ? x + x : v;
+}
+
+/* float64 pow runs in chunks through a stack buffer: the vector pass
+ * computes k_pow_core(|x|, y) (no sign, no special cases: about a tenth
+ * of k_pow's time) and notes whether every pair was generic (positive
+ * finite x, finite y); where one was not, a second vector pass applies
+ * pow_special to the chunk, reading the input, which is intact because
+ * the chunk is written to out only afterwards (out may be an input). */
+static void loop_pow_f64(const void *a_, const void *b_, void *o_, int64_t n)
+{
+    const double *a = a_, *b = b_;
+    double *o = o_;
+    for (int64_t base = 0; base < n; base += VM_CHUNK) {
+        int64_t m = n - base < VM_CHUNK ? n - base : VM_CHUNK;
+        const double *ab = a + base, *bb = b + base;
+        double tmp[VM_CHUNK];
+        uint64_t ok = 1;
+        VM_IVDEP for (int64_t i = 0; i < m; i++)
+        {
+            tmp[i] = k_pow_core(fabs(ab[i]), bb[i]);
+            ok &= pow_generic(ab[i], bb[i]);
+        }
+        if (!ok) {
+            VM_IVDEP for (int64_t i = 0; i < m; i++)
+            {
+                tmp[i] = pow_special(ab[i], bb[i], tmp[i]);
+            }
+        }
+        memcpy(o + base, tmp, (size_t)m * sizeof(double));
+    }
+}
+
+/* Two-argument loops: the double kernel, and the float one for float32. */
+#define VM_BINARY(name, kern, kernf)                                      \
     static void name##_f64(const void *a_, const void *b_, void *o_,       \
                            int64_t n)                                      \
     {                                                                      \
         const double *a = a_, *b = b_;                                     \
         double *o = o_;                                                    \
-        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
         {                                                                  \
             o[i] = kern(a[i], b[i]);                                       \
         }                                                                  \
@@ -1559,23 +1705,50 @@ VM_TRIGF(loop_tan_f32, kf_tan, k32_tan, tan)
     {                                                                      \
         const float *a = a_, *b = b_;                                      \
         float *o = o_;                                                     \
-        VM_IVDEP for (int64_t i = 0; i < n; i++)               \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
         {                                                                  \
-            o[i] = (float)kern32((double)a[i], (double)b[i]);                \
+            o[i] = kernf(a[i], b[i]);                                      \
         }                                                                  \
     }
 
-VM_BINARY(loop_pow, k_pow, k32_pow)
-VM_BINARY(loop_atan2, k_atan2, k32_atan2)
+/* The float32 half alone. */
+#define VM_BINARYF32(name, kernf)                                          \
+    static void name##_f32(const void *a_, const void *b_, void *o_,       \
+                           int64_t n)                                      \
+    {                                                                      \
+        const float *a = a_, *b = b_;                                      \
+        float *o = o_;                                                     \
+        VM_IVDEP for (int64_t i = 0; i < n; i++)                           \
+        {                                                                  \
+            o[i] = kernf(a[i], b[i]);                                      \
+        }                                                                  \
+    }
+
+VM_BINARYF32(loop_pow, kf_pow)
+VM_BINARY(loop_atan2, k_atan2, kf_atan2)
 
 static void loop_pow_scalar_f64(const void *a_, double y, void *o_,
                                 int64_t n)
 {
     const double *a = a_;
     double *o = o_;
-    VM_IVDEP for (int64_t i = 0; i < n; i++)
-    {
-        o[i] = k_pow(a[i], y);
+    for (int64_t base = 0; base < n; base += VM_CHUNK) {
+        int64_t m = n - base < VM_CHUNK ? n - base : VM_CHUNK;
+        const double *ab = a + base;
+        double tmp[VM_CHUNK];
+        uint64_t ok = 1;
+        VM_IVDEP for (int64_t i = 0; i < m; i++)
+        {
+            tmp[i] = k_pow_core(fabs(ab[i]), y);
+            ok &= pow_generic(ab[i], y);
+        }
+        if (!ok) {
+            VM_IVDEP for (int64_t i = 0; i < m; i++)
+            {
+                tmp[i] = pow_special(ab[i], y, tmp[i]);
+            }
+        }
+        memcpy(o + base, tmp, (size_t)m * sizeof(double));
     }
 }
 
@@ -1584,9 +1757,10 @@ static void loop_pow_scalar_f32(const void *a_, double y, void *o_,
 {
     const float *a = a_;
     float *o = o_;
+    float yf = (float)y; /* the exponent in the tensor's dtype, as NumPy */
     VM_IVDEP for (int64_t i = 0; i < n; i++)
     {
-        o[i] = (float)k32_pow((double)a[i], y);
+        o[i] = kf_pow(a[i], yf);
     }
 }
 
