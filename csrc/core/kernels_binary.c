@@ -242,7 +242,7 @@ static const tl_iter_loop2d binary_table[TL_BINARY_OP_COUNT + 1]
 };
 
 /* Note [Vectorised transcendental loops] (kernels_unary.c), binary form:
- * atan2 of contiguous rows runs vecmath.h's loop; a strided or broadcast
+ * atan2 and pow of contiguous rows run vecmath.h's loops; a strided or broadcast
  * row (a stride of 0) runs the table's element loop, whose scalar
  * function stays the reference (and CUDA's). */
 #define VM_BIN_LOOP(ID, FN, DT, T)                                          \
@@ -269,6 +269,38 @@ VM_BIN_LOOP(ATAN2, TL_VM_ATAN2, FLOAT32, float)
 VM_BIN_LOOP(ATAN2, TL_VM_ATAN2, FLOAT64, double)
 #undef VM_BIN_LOOP
 
+/* pow: as atan2, and a contiguous row raised to one exponent (a stride of
+ * 0: a Python number or a 0-d tensor, t ** 2.5) runs the pow_scalar loop,
+ * which tests the exponent's special cases once instead of per element. */
+#define VM_POW_LOOP(DT, T)                                                  \
+    static void vm_POW_##DT(char **data, const int64_t *st, int64_t n0,     \
+                            int64_t n1, void *vctx)                         \
+    {                                                                       \
+        const int64_t w = (int64_t)sizeof(T);                               \
+        const tl_vm_table *vt = tl_vecmath_table(false);                    \
+        const int slot = tl_vecmath_slot(TL_DTYPE_##DT);                    \
+        char *po = data[0], *pa = data[1], *pb = data[2];                   \
+        if (st[0] == w && st[1] == w && (st[2] == w || st[2] == 0)) {       \
+            for (int64_t j = 0; j < n1; j++) {                              \
+                if (st[2] == 0) {                                           \
+                    vt->pow_scalar[slot](pa, (double)*(const T *)pb, po,    \
+                                         n0);                               \
+                } else {                                                    \
+                    vt->binary[TL_VM_POW - TL_VM_NUNARY][slot](pa, pb, po,  \
+                                                               n0);         \
+                }                                                           \
+                po += st[3];                                                \
+                pa += st[4];                                                \
+                pb += st[5];                                                \
+            }                                                               \
+            return;                                                         \
+        }                                                                   \
+        binary_table[TL_BINARY_POW][TL_DTYPE_##DT](data, st, n0, n1, vctx); \
+    }
+VM_POW_LOOP(FLOAT32, float)
+VM_POW_LOOP(FLOAT64, double)
+#undef VM_POW_LOOP
+
 /* nextafter steps float16/bfloat16 in the dtype itself (the row's
  * TL_OPF_HALF_IN_DTYPE: ops.c hands these loops the 16-bit operands). */
 BIN_LOOP(nextafter_loop_f16, uint16_t, uint16_t, NO_SETUP,
@@ -282,6 +314,8 @@ static const tl_iter_loop2d binary_fast[TL_BINARY_OP_COUNT]
                                        [TL_DTYPE_COUNT] = {
     [TL_BINARY_ATAN2] = {[TL_DTYPE_FLOAT32] = vm_ATAN2_FLOAT32,
                          [TL_DTYPE_FLOAT64] = vm_ATAN2_FLOAT64},
+    [TL_BINARY_POW] = {[TL_DTYPE_FLOAT32] = vm_POW_FLOAT32,
+                       [TL_DTYPE_FLOAT64] = vm_POW_FLOAT64},
     [TL_BINARY_NEXTAFTER] = {[TL_DTYPE_FLOAT16] = nextafter_loop_f16,
                              [TL_DTYPE_BFLOAT16] = nextafter_loop_bf16},
 };

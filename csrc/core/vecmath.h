@@ -48,8 +48,8 @@ typedef enum tl_vm_fn {
 
 /* One loop signature per arity, the element type fixed by the table slot
  * (index 0: float32, 1: float64).  pow_scalar raises every a[i] to the one
- * exponent y (given in double; the float32 loop rounds nothing: y is used
- * as given). */
+ * exponent y (given in double; the float32 loop rounds it to float32
+ * first, the exponent in the tensor's dtype as NumPy and PyTorch take it). */
 typedef void (*tl_vm_unary_loop)(const void *a, void *out, int64_t n);
 typedef void (*tl_vm_binary_loop)(const void *a, const void *b, void *out,
                                   int64_t n);
