@@ -1051,35 +1051,63 @@ VM_INLINE float kf_exp(float x)
     return x != x ? x + x : res;
 }
 
-/* sigmoid for the float32 loop, through double (Note [float32 through
- * double]): with m = -|x| = n ln2 + r (ln2 as one double: r is off by
- * at most 2^-46), e = exp(m) = 2^n p(r), p a degree-6 polynomial fitted
- * to exp on |r| <= ln2/2 (relative error 2^-28.3, mpmath, weighted least
- * squares), then 1 / (1 + e) or e / (1 + e) by one division.  The double
- * value is within 2^-28 relative of sigmoid(x), so its one rounding to
- * float is within 1 ulp of the correctly rounded float (almost always
- * equal to it), subnormal results included (they round once, in the
- * conversion).  This is fewer instructions per element than the
- * float-float kernel it replaced (2^n E, 1 + e and the corrected
- * quotient all as float-floats), which the float lanes did not make up
- * for.  -|x| is clamped at -104 (sigmoid rounds to 0 below -103.9); NaN
- * propagates through the arithmetic. */
-VM_INLINE double k32_sigmoid(double x)
+/* nh - q * dh exactly, for q within a few ulps of nh / dh (the
+ * remainder of a quotient is a float): one fused multiply-add, or a
+ * two-product whose head cancels against nh (Sterbenz) without FMA. */
+VM_INLINE float quot_remf(float nh, float q, float dh)
 {
-    double m = -fabs(x);
-    m = m < -104.0 ? -104.0 : m;
-    double n = round_int(m * VM_LOG2E);
-    double r = VM_FMA(-n, 0x1.62e42fefa39efp-1, m);
-    double p = 0x1.6a23c02c762c0p-10;
-    p = VM_FMA(p, r, 0x1.123a210f8f05cp-7);
-    p = VM_FMA(p, r, 0x1.5558f30f74638p-5);
-    p = VM_FMA(p, r, 0x1.555491011637ap-3);
-    p = VM_FMA(p, r, 0x1.fffffb977db42p-2);
-    p = VM_FMA(p, r, 1.0);
-    p = VM_FMA(p, r, 1.0);
-    double e = p * pow2i(n);
-    double num = x >= 0.0 ? 1.0 : e;
-    return num / (1.0 + e);
+#if VM_HAVE_FMA
+    return __builtin_fmaf(-q, dh, nh);
+#else
+    float pe;
+    float p = two_prodf(q, dh, &pe);
+    return (nh - p) - pe;
+#endif
+}
+
+/* sigmoid in float: m = -|x| = n ln2 + r + rl (r + rl exact to 2^-45),
+ * E = exp(r + rl) = 1 + em with em = r + r^2 P(r) + rl (P of degree 4
+ * fitted, relative error 2^-28.3), S = 2^(n + 64) (n >= -150 after the
+ * clamp, so S is normal), e = S E 2^-64 = exp(m) with its rounding error
+ * el (exact: S E - e is a float), and 1 + e as the float-float dh + dl.
+ * 1 / (dh + dl) = q + qk, q by one division and qk = q (1 - q dh - q dl)
+ * from its remainder (to about 2^-46); sigmoid(x) = q + qk for x >= 0
+ * and e (q + qk) = ((q + (em q + qk (1 + em))) S) 2^-64 for x < 0, where
+ * neither 1 + em nor q + qk is rounded and the scaling by 2^-64 rounds
+ * subnormal results once (normal ones exactly).  The error
+ * before the last rounding is em's rounding (2^-26) and the fit, about
+ * half an ulp, so results stay within 1 ulp of the correctly rounded
+ * ones.  |x| is clamped at 104 (sigmoid rounds to 0 below -103.9), NaN
+ * selected at the end.  Below x = -70, el and the
+ * e-dependent terms go subnormal (slow on x86, right all the same). */
+VM_INLINE float kf_sigmoid(float x)
+{
+    /* |x| clamped at 104 on its bits (an integer min, as kf_erf) */
+    uint32_t ab = asu32(fabsf(x));
+    ab = ab > 0x42d00000u ? 0x42d00000u : ab;
+    float m = -asf32(ab);
+    float n = round_intf(m * VM_LOG2EF);
+    float r1 = m - n * VM_LN2HIF;               /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    float rl = VM_FMAF(-n, VM_LN2LOF, r1 - r);
+    float p = 0x1.6a23c02c762c0p-10f;
+    p = VM_FMAF(p, r, 0x1.123a210f8f05cp-7f);
+    p = VM_FMAF(p, r, 0x1.5558f30f74638p-5f);
+    p = VM_FMAF(p, r, 0x1.555491011637ap-3f);
+    p = VM_FMAF(p, r, 0x1.fffffb977db42p-2f);
+    float em = r + VM_FMAF(r * r, p, rl);       /* E = 1 + em */
+    float S = pow2if(n + 64.0f);
+    float e64 = VM_FMAF(S, em, S);
+    float el64 = VM_FMAF(S, em, S - e64);       /* S - e64 exact */
+    float e = e64 * 0x1p-64f, el = el64 * 0x1p-64f;
+    float dh = 1.0f + e;                        /* e <= 1 */
+    float dl = ((1.0f - dh) + e) + el;
+    float q = 1.0f / dh;
+    float qk = q * VM_FMAF(-q, dl, quot_remf(1.0f, q, dh)); /* q + qk */
+    float w = q + VM_FMAF(em, q, VM_FMAF(qk, em, qk));      /* (1 + em) */
+    w = (w * S) * 0x1p-64f;
+    float v = x >= 0.0f ? q + qk : w;
+    return x != x ? x + x : v;
 }
 
 /* expm1 in float as hi + *lo: the reduction of kf_exp with r + rl
@@ -1234,7 +1262,7 @@ VM_INLINE float kf_log1p(float x)
  * to 1 above 3.92).  The erfc branch starts at 1, not lower, because its
  * relative error (a few float roundings: -x^2 + h, t, the product)
  * reaches erf's last bit as erfc(x) / erf(x) grows; the sign is applied
- * last (erf(-0) = -0), and NaN propagates (the clamps keep it). */
+ * last (erf(-0) = -0). */
 VM_INLINE float kf_erf(float x)
 {
     float ax = fabsf(x);
@@ -1263,8 +1291,13 @@ VM_INLINE float kf_erf(float x)
     Qd = Qd * zd - 0x1.81274097f5d0ep-2;
     float small = (float)(axd * (0x1.20dd750429b6dp+0 + zd * Qd));
 #endif
-    float xa = ax < 1.0f ? 1.0f : ax;
-    xa = xa > 4.0f ? 4.0f : xa;
+    /* ax clamped to [1, 4] on its bits (ordered as integers, ax >= 0):
+     * an integer max and min, where float compares become blends that gcc
+     * then spreads over everything computed from xa (NaN: see the end) */
+    uint32_t ab = asu32(ax);
+    ab = ab < 0x3f800000u ? 0x3f800000u : ab;
+    ab = ab > 0x40800000u ? 0x40800000u : ab;
+    float xa = asf32(ab);
     float t = 2.0f / (2.0f + xa);
     float u = VM_FMAF(t, 6.0f, -3.0f);
     float h = 0x1.3c784805c0000p-19f;
@@ -1288,6 +1321,7 @@ VM_INLINE float kf_erf(float x)
     float ts = t * pow2if(n);                   /* exact, n in [-24, -2] */
     float big = 1.0f - VM_FMAF(ts, em, ts);
     float v = ax < 1.0f ? small : big;
+    v = x != x ? x : v;
     return __builtin_copysignf(v, x);
 }
 
@@ -1443,7 +1477,7 @@ VM_UNARYF(loop_log, k_log, kf_log)
 VM_UNARYF(loop_log1p, k_log1p, kf_log1p)
 VM_UNARYF(loop_log2, k_log2, kf_log2)
 VM_UNARYF(loop_tanh, k_tanh, kf_tanh)
-VM_UNARY(loop_sigmoid, k_sigmoid, k32_sigmoid)
+VM_UNARYF(loop_sigmoid, k_sigmoid, kf_sigmoid)
 VM_UNARYF(loop_erf, k_erf, kf_erf)
 
 /* Trigonometric loops run in chunks through a stack buffer: the vector
