@@ -910,7 +910,7 @@ VM_INLINE double k32_atan2(double y, double x)
 
 /* ---- float32 kernels in float -----------------------------------------
  * Note [float32 in float]: the float32 loops of exp, expm1, log, log1p,
- * log2, sin, cos, tan, tanh and erf compute in float (8 lanes on
+ * log2, sin, cos, tan, tanh, sigmoid and erf compute in float (8 lanes on
  * AVX2, 16 on AVX-512, where the widening kernels of Note [float32
  * through double] run 4 or 8).  A result within 1 ulp of the correctly rounded float
  * needs an error below about 1.5 ulp of the exact value (the correctly
@@ -931,9 +931,10 @@ VM_INLINE double k32_atan2(double y, double x)
  *    (kf_erf), with no float-float steps (the erfc branch starts where
  *    its few roundings stay below erf's last bit); 1 ulp on every
  *    argument (the recorded bound for erf stays 2).
- * sigmoid's float32 loop went back through double (k32_sigmoid): its 1-ulp
- * float kernel needed exp, 1 + e and the quotient all as float-floats,
- * more instructions than double arithmetic on half the lanes.
+ *  - sigmoid: exp(-|x|) and 1 + e with their rounding errors kept, 1 / (1
+ *    + e) as q + qk from one division, e / (1 + e) without rounding 1 +
+ *    em or q + qk (kf_sigmoid); a kernel through double (one division on
+ *    4 lanes) was tried and measured slower.
  *  - log, log2, log1p: fdlibm's reduction as in k_log_core (m in
  *    [sqrt(1/2), sqrt 2), s = f / (2 + f)), f^2/2 exact as a float-float,
  *    the atanh series to s^11, k ln2 added last in two parts (log2: the
