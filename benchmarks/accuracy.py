@@ -112,7 +112,8 @@ def _erf_ref(x: np.ndarray, dt) -> np.ndarray:
         return scipy.special.erf(x.astype(np.float64))
     import mpmath
     with mpmath.workdps(50):
-        return np.array([float(mpmath.erf(mpmath.mpf(float(v)))) for v in x])
+        v = np.array([float(mpmath.erf(mpmath.mpf(float(e)))) for e in x])
+    return np.copysign(v, x)  # mpmath has no -0; erf is odd
 
 
 def _lgamma1(v: float) -> float:

@@ -428,15 +428,13 @@ static const tl_iter_loop2d unary_table[TL_UNARY_OP_COUNT][TL_DTYPE_COUNT] = {
     X(COS, TL_VM_COS)                                                       \
     X(TAN, TL_VM_TAN)                                                       \
     X(TANH, TL_VM_TANH)                                                     \
-    X(SIGMOID, TL_VM_SIGMOID)
+    X(SIGMOID, TL_VM_SIGMOID)                                               \
+    X(ERF, TL_VM_ERF)
 #define VM_PAIR(ID, FN)                                                     \
     VM_LOOP(ID, FN, FLOAT32, float)                                         \
     VM_LOOP(ID, FN, FLOAT64, double)
 VM_OPS(VM_PAIR)
 #undef VM_PAIR
-/* erf: float32 only (the float64 loop is 1 ulp off libm's exact erf(1.0),
- * which the special-value tests pin; docs/math.md). */
-VM_LOOP(ERF, TL_VM_ERF, FLOAT32, float)
 
 /* Hand-vectorised loops that replace a table loop (Note [sqrt without
  * errno], Note [Vectorised transcendental loops]); NULL: the table's. */
@@ -452,7 +450,6 @@ static const tl_iter_loop2d unary_fast[TL_UNARY_OP_COUNT][TL_DTYPE_COUNT] = {
                        [TL_DTYPE_FLOAT64] = vm_##ID##_FLOAT64},
     VM_OPS(VM_ROW)
 #undef VM_ROW
-    [TL_UNARY_ERF] = {[TL_DTYPE_FLOAT32] = vm_ERF_FLOAT32},
 };
 #undef VM_OPS
 #undef VM_LOOP

@@ -557,6 +557,7 @@ VM_INLINE double k_erf(double x)
     double big = __builtin_copysign(1.0 - erfc, x);
     double v = ax < 0.75 ? small : big;
     v = ax > 6.0 ? __builtin_copysign(1.0, x) : v;
+    v = x == 0.0 ? x : v; /* erf(-0) = -0 (small's sum gives +0) */
     return x != x ? x + x : v;
 }
 
@@ -849,10 +850,14 @@ VM_INLINE double k32_tan(double x, double *bad)
  *    (2^n - 1) + 2^n expm1(r) as float-floats; tanh: expm1(2|x|) /
  *    (expm1(2|x|) + 2), float-float numerator and denominator, the
  *    quotient corrected by its remainder.
- *  - sigmoid: e = exp(-|x|), then 1/(1 + e) or e/(1 + e) with 1 + e as
- *    a float-float and the quotient corrected by its remainder.
- *  - erf: Taylor below 0.75, 1 - t exp(-x^2 + h) above (kf_erf); 1 ulp
- *    on every argument (the recorded bound for erf stays 2).
+ *  - erf: a fitted odd polynomial below 1, 1 - t exp(-x^2 + h) above
+ *    (kf_erf), with no float-float steps (the erfc branch starts where
+ *    its few roundings stay below erf's last bit); 1 ulp on every
+ *    argument (the recorded bound for erf stays 2).
+ *  - sigmoid: exp(-|x|) and 1 + e with their rounding errors kept, 1 / (1
+ *    + e) as q + qk from one division, e / (1 + e) without rounding 1 +
+ *    em or q + qk (kf_sigmoid); a kernel through double (one division on
+ *    4 lanes) was tried and measured slower.
  *  - log, log2, log1p: fdlibm's reduction as in k_log_core (m in
  *    [sqrt(1/2), sqrt 2), s = f / (2 + f)), f^2/2 exact as a float-float,
  *    the atanh series to s^11, k ln2 added last in two parts (log2: the
@@ -970,54 +975,62 @@ VM_INLINE float kf_exp(float x)
     return x != x ? x + x : res;
 }
 
-/* exp(x) as hi + *lo (|lo| at most half an ulp of hi) for x in
- * [-104, 0]: kf_exp with the rounding of n LN2LO kept (r + rl) and 1 + r
- * + r^2 P(r) as an exact 1 + r plus the rest, so that hi + lo is within
- * about 0.4 ulp where kf_exp's one float is within 1; 2^n as two factors
- * (subnormal results round once, in hi). */
-VM_INLINE float kf_exp_ff(float x, float *lo)
+/* nh - q * dh exactly, for q within a few ulps of nh / dh (the
+ * remainder of a quotient is a float): one fused multiply-add, or a
+ * two-product whose head cancels against nh (Sterbenz) without FMA. */
+VM_INLINE float quot_remf(float nh, float q, float dh)
 {
-    float n = round_intf(x * VM_LOG2EF);
-    float r1 = x - n * VM_LN2HIF;               /* exact */
-    float r = VM_FMAF(-n, VM_LN2LOF, r1);
-    float rl = VM_FMAF(-n, VM_LN2LOF, r1 - r);
-    float p = 1.0f / 5040.0f;
-    p = VM_FMAF(p, r, 1.0f / 720.0f);
-    p = VM_FMAF(p, r, 1.0f / 120.0f);
-    p = VM_FMAF(p, r, 1.0f / 24.0f);
-    p = VM_FMAF(p, r, 1.0f / 6.0f);
-    p = VM_FMAF(p, r, 0.5f);
-    float el0;
-    float eh0 = fast_two_sumf(1.0f, r, &el0);
-    float el;
-    float eh = fast_two_sumf(eh0, el0 + VM_FMAF(r * r, p, rl), &el);
-    float n1 = round_intf(n * 0.5f);
-    float s1 = pow2if(n1), s2 = pow2if(n - n1);
-    *lo = (el * s1) * s2;
-    return (eh * s1) * s2;
-}
-
-/* sigmoid: e = exp(-|x|) as a float-float (kf_exp's 1-ulp error would
- * pass straight into e / (1 + e)), then 1 / (1 + e) or e / (1 + e) as a
- * quotient corrected by its remainder.  (Below x = -70 the remainder goes
- * subnormal, which x86 runs slowly; clamping it away cost a third of the
- * speed on the common range, so it stays.) */
-VM_INLINE float kf_sigmoid(float x)
-{
-    float m = -fabsf(x);
-    float el;
-    float eh = kf_exp_ff(m < -104.0f ? -104.0f : m, &el);
-    float dl0;
-    float dh = fast_two_sumf(1.0f, eh, &dl0);
-    float dl = dl0 + el;
-    float nh = x >= 0.0f ? 1.0f : eh;
-    float nl = x >= 0.0f ? 0.0f : el;
-    float rinv = 1.0f / dh;
-    float q = nh * rinv;
+#if VM_HAVE_FMA
+    return __builtin_fmaf(-q, dh, nh);
+#else
     float pe;
     float p = two_prodf(q, dh, &pe);
-    float rem = (((nh - p) - pe) + nl) - q * dl;
-    float v = VM_FMAF(rem, rinv, q);
+    return (nh - p) - pe;
+#endif
+}
+
+/* sigmoid in float: m = -|x| = n ln2 + r + rl (r + rl exact to 2^-45),
+ * E = exp(r + rl) = 1 + em with em = r + r^2 P(r) + rl (P of degree 4
+ * fitted, relative error 2^-28.3), S = 2^(n + 64) (n >= -150 after the
+ * clamp, so S is normal), e = S E 2^-64 = exp(m) with its rounding error
+ * el (exact: S E - e is a float), and 1 + e as the float-float dh + dl.
+ * 1 / (dh + dl) = q + qk, q by one division and qk = q (1 - q dh - q dl)
+ * from its remainder (to about 2^-46); sigmoid(x) = q + qk for x >= 0
+ * and e (q + qk) = ((q + (em q + qk (1 + em))) S) 2^-64 for x < 0, where
+ * neither 1 + em nor q + qk is rounded and the scaling by 2^-64 rounds
+ * subnormal results once (normal ones exactly).  The error
+ * before the last rounding is em's rounding (2^-26) and the fit, about
+ * half an ulp, so results stay within 1 ulp of the correctly rounded
+ * ones.  |x| is clamped at 104 (sigmoid rounds to 0 below -103.9), NaN
+ * selected at the end.  Below x = -70, el and the
+ * e-dependent terms go subnormal (slow on x86, right all the same). */
+VM_INLINE float kf_sigmoid(float x)
+{
+    /* |x| clamped at 104 on its bits (an integer min, as kf_erf) */
+    uint32_t ab = asu32(fabsf(x));
+    ab = ab > 0x42d00000u ? 0x42d00000u : ab;
+    float m = -asf32(ab);
+    float n = round_intf(m * VM_LOG2EF);
+    float r1 = m - n * VM_LN2HIF;               /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    float rl = VM_FMAF(-n, VM_LN2LOF, r1 - r);
+    float p = 0x1.6a23c02c762c0p-10f;
+    p = VM_FMAF(p, r, 0x1.123a210f8f05cp-7f);
+    p = VM_FMAF(p, r, 0x1.5558f30f74638p-5f);
+    p = VM_FMAF(p, r, 0x1.555491011637ap-3f);
+    p = VM_FMAF(p, r, 0x1.fffffb977db42p-2f);
+    float em = r + VM_FMAF(r * r, p, rl);       /* E = 1 + em */
+    float S = pow2if(n + 64.0f);
+    float e64 = VM_FMAF(S, em, S);
+    float el64 = VM_FMAF(S, em, S - e64);       /* S - e64 exact */
+    float e = e64 * 0x1p-64f, el = el64 * 0x1p-64f;
+    float dh = 1.0f + e;                        /* e <= 1 */
+    float dl = ((1.0f - dh) + e) + el;
+    float q = 1.0f / dh;
+    float qk = q * VM_FMAF(-q, dl, quot_remf(1.0f, q, dh)); /* q + qk */
+    float w = q + VM_FMAF(em, q, VM_FMAF(qk, em, qk));      /* (1 + em) */
+    w = (w * S) * 0x1p-64f;
+    float v = x >= 0.0f ? q + qk : w;
     return x != x ? x + x : v;
 }
 
@@ -1161,66 +1174,79 @@ VM_INLINE float kf_log1p(float x)
     return x != x ? x + x : v;
 }
 
-/* erf in float: x (2/sqrt(pi)) (1 + z P(z)), z = x^2, Taylor to z^9
- * below 0.75 with 2/sqrt(pi) as a float-float; above, 1 - erfc with
- * erfc(x) = t exp(-x^2 + h(u)), t = 2 / (2 + x), u = (t - 0.5303) *
- * 5.077 (t's range mapped to [-1, 1]), h of degree 7 fitted (Chebyshev,
- * mpmath, error 1.5e-9) on [0.75, 4] and evaluated in float; the
- * rounding errors of -x^2 + h and of t become
- * a factor (1 + small) on exp of the rounded sum; erf(x) = +-1 beyond 4
- * (it rounds to 1 above 3.92). */
+/* erf in float: erf(|x|) = |x| (c + z Q(z)), z = x^2, below 1, with c =
+ * 2/sqrt(pi) as the float-float ch + cl (cl folded into z Q), Q of degree
+ * 5 fitted to (erf(x)/x - c)/z on [0, 1] (relative error 2^-29.5); from
+ * 1 to 4, 1 - erfc(|x|) with erfc(x) = t exp(-x^2 + h(u)), t = 2 / (2 +
+ * x), u = 6 t - 3 (t's range mapped to [-1, 1]), h of degree 6 fitted to
+ * log(erfc(x) / t) + x^2 (absolute error 2^-25.9; both fits weighted
+ * least squares against mpmath), and exp(a) = 2^n (1 + em) applied as
+ * 2^n t + 2^n t em, so that 1 + em is never rounded; above 4 the clamped
+ * argument gives erfc(4) = 1.5e-8, whose 1 - erfc rounds to 1 (erf rounds
+ * to 1 above 3.92).  The erfc branch starts at 1, not lower, because its
+ * relative error (a few float roundings: -x^2 + h, t, the product)
+ * reaches erf's last bit as erfc(x) / erf(x) grows; the sign is applied
+ * last (erf(-0) = -0). */
 VM_INLINE float kf_erf(float x)
 {
     float ax = fabsf(x);
-    float z = x * x;
-    float P = 1.0f / (362880.0f * 19.0f);              /* k = 9 */
-    P = VM_FMAF(P, z, -1.0f / (40320.0f * 17.0f));
-    P = VM_FMAF(P, z, 1.0f / (5040.0f * 15.0f));
-    P = VM_FMAF(P, z, -1.0f / (720.0f * 13.0f));
-    P = VM_FMAF(P, z, 1.0f / (120.0f * 11.0f));
-    P = VM_FMAF(P, z, -1.0f / (24.0f * 9.0f));
-    P = VM_FMAF(P, z, 1.0f / (6.0f * 7.0f));
-    P = VM_FMAF(P, z, -1.0f / (2.0f * 5.0f));
-    P = VM_FMAF(P, z, 1.0f / 3.0f);
+#if VM_HAVE_FMA
+    float z = ax * ax;
+    float Q = 0x1.4b4c38e664000p-14f;
+    Q = VM_FMAF(Q, z, -0x1.a4bb8611d89c0p-11f);
+    Q = VM_FMAF(Q, z, 0x1.5424822a8a028p-8f);
+    Q = VM_FMAF(Q, z, -0x1.b7fdaf88119ccp-6f);
+    Q = VM_FMAF(Q, z, 0x1.ce2d4dc844a2bp-4f);
+    Q = VM_FMAF(Q, z, -0x1.81274097f5d0ep-2f);
     const float ch = 0x1.20dd76p+0f, cl = -0x1.f7ac92p-25f; /* 2/sqrt(pi) */
-    float pe;
-    float ph = two_prodf(x, ch, &pe);
-    float small = ph + VM_FMAF(x, VM_FMAF(ch, -z * P, cl), pe);
-    /* below 2^-30 (z P under 2^-60): x (ch + cl) directly; the
-     * two-product's error term would go subnormal (inexact) near the
-     * bottom of the range */
-    small = ax < 0x1p-30f ? VM_FMAF(x, ch, x * cl) : small;
-    float xa = ax > 4.0f ? 4.0f : ax;
-    xa = xa < 0.75f ? 0.75f : xa;
-    float de;
-    float d = two_sumf(2.0f, xa, &de);
-    float t = 2.0f / d;
-    /* t (1 + tr / 2) is 2 / (2 + xa) to about 2^-46 */
-    float tpe;
-    float tp = two_prodf(t, d, &tpe);
-    float tr = ((2.0f - tp) - tpe) - t * de;
-    float u = VM_FMAF(0.5f * tr * t, 0x1.44ec4ep+2f,
-                      (t - 0x1.0f83e0p-1f) * 0x1.44ec4ep+2f);
-    float h = -0x1.aa32f83c4891ep-19f;
-    h = VM_FMAF(h, u, 0x1.96fe5282da091p-19f);
-    h = VM_FMAF(h, u, 0x1.70bb55172248ap-14f);
-    h = VM_FMAF(h, u, -0x1.67d4d0fd9ea3fp-13f);
-    h = VM_FMAF(h, u, -0x1.884ccf115b1bap-9f);
-    h = VM_FMAF(h, u, 0x1.88c65f69ae0edp-8f);
-    h = VM_FMAF(h, u, 0x1.11717f5468653p-2f);
-    h = VM_FMAF(h, u, -0x1.4300abe39b421p-1f);
-    float xxe;
-    float xx = two_prodf(xa, xa, &xxe);
-    float ae;
-    float ah = two_sumf(h, -xx, &ae);
-    float elo;
-    float e = kf_exp_ff(ah, &elo);
-    float erfc = t * (e + VM_FMAF(e, (ae - xxe) + 0.5f * tr, elo));
-    float big = __builtin_copysignf(1.0f - erfc, x);
-    float v = ax < 0.75f ? small : big;
-    v = ax > 4.0f ? __builtin_copysignf(1.0f, x) : v;
-    v = x == 0.0f ? x : v; /* -0 */
-    return x != x ? x + x : v;
+    /* z's rounding error enters as (ax^2 - z) Q */
+    float w = __builtin_fmaf(z, Q, __builtin_fmaf(__builtin_fmaf(ax, ax, -z),
+                                                  Q, cl));
+    float small = __builtin_fmaf(ax, ch, ax * w);
+#else
+    /* without FMA the float roundings of the products reach 2 ulp near
+     * 1: the same polynomial in double, rounded once */
+    double axd = (double)ax, zd = axd * axd;
+    double Qd = 0x1.4b4c38e664000p-14;
+    Qd = Qd * zd - 0x1.a4bb8611d89c0p-11;
+    Qd = Qd * zd + 0x1.5424822a8a028p-8;
+    Qd = Qd * zd - 0x1.b7fdaf88119ccp-6;
+    Qd = Qd * zd + 0x1.ce2d4dc844a2bp-4;
+    Qd = Qd * zd - 0x1.81274097f5d0ep-2;
+    float small = (float)(axd * (0x1.20dd750429b6dp+0 + zd * Qd));
+#endif
+    /* ax clamped to [1, 4] on its bits (ordered as integers, ax >= 0):
+     * an integer max and min, where float compares become blends that gcc
+     * then spreads over everything computed from xa (NaN: see the end) */
+    uint32_t ab = asu32(ax);
+    ab = ab < 0x3f800000u ? 0x3f800000u : ab;
+    ab = ab > 0x40800000u ? 0x40800000u : ab;
+    float xa = asf32(ab);
+    float t = 2.0f / (2.0f + xa);
+    float u = VM_FMAF(t, 6.0f, -3.0f);
+    float h = 0x1.3c784805c0000p-19f;
+    h = VM_FMAF(h, u, 0x1.218ab67bd0600p-15f);
+    h = VM_FMAF(h, u, -0x1.ff0d7d1dee000p-14f);
+    h = VM_FMAF(h, u, -0x1.c7142d1f48baap-10f);
+    h = VM_FMAF(h, u, 0x1.58be27e583f20p-8f);
+    h = VM_FMAF(h, u, 0x1.cb30ddb2034d6p-3f);
+    h = VM_FMAF(h, u, -0x1.57f564e5fc8c1p-1f);
+    float a = VM_FMAF(-xa, xa, h);              /* in [-16.2, -1.4] */
+    float n = round_intf(a * VM_LOG2EF);
+    float r1 = a - n * VM_LN2HIF;               /* exact */
+    float r = VM_FMAF(-n, VM_LN2LOF, r1);
+    /* exp(r) - 1 - r = r^2 P(r), fitted (relative error 2^-28.3) */
+    float p = 0x1.6a23c02c762c0p-10f;
+    p = VM_FMAF(p, r, 0x1.123a210f8f05cp-7f);
+    p = VM_FMAF(p, r, 0x1.5558f30f74638p-5f);
+    p = VM_FMAF(p, r, 0x1.555491011637ap-3f);
+    p = VM_FMAF(p, r, 0x1.fffffb977db42p-2f);
+    float em = VM_FMAF(r * r, p, r);
+    float ts = t * pow2if(n);                   /* exact, n in [-24, -2] */
+    float big = 1.0f - VM_FMAF(ts, em, ts);
+    float v = ax < 1.0f ? small : big;
+    v = x != x ? x : v;
+    return __builtin_copysignf(v, x);
 }
 
 /* pi/2 = A + B + C to 2^-72 (A the float nearest pi/2). */
