@@ -540,6 +540,350 @@ TL_SM_DEF_CEXP2(c64, tl_sm_c64, float, f)
 TL_SM_DEF_CEXP2(c128, tl_sm_c128, double, )
 #undef TL_SM_DEF_CEXP2
 
+/* ---- double-double: log10, atanh, acosh, sinh, cosh, asinh ----------- */
+/* Note [Double-double]
+ * Where libm's double function can be 2 ulps off (log10, atanh, acosh,
+ * sinh, cosh, asinh: measured with glibc), tensorlib evaluates it as an
+ * unevaluated sum hi + lo of two doubles and rounds once at the end, so
+ * the result is within 1 ulp (correctly rounded but for arguments whose
+ * value lies within about 2^-60 relative of a rounding midpoint).  The
+ * blocks are
+ * error-free: two_sum gives the rounding error of a sum, fast_two_sum
+ * the same when |a| >= |b| (or a == 0), two_prod that of a product
+ * through fma (C99 and CUDA both have it; the build's -ffp-contract=off
+ * keeps the compiler from fusing anything else, which would break
+ * two_sum).
+ * log's core follows fdlibm's: x = 2^k m with m in [sqrt(1/2), sqrt(2)),
+ * f = m - 1 exact, s = f / (2 + f) as a double-double, and
+ * log m = f - f^2/2 + s (f^2/2 + R(s^2)), R(z) = sum 2 z^j / (2j + 1) to
+ * j = 12: the truncation is below 2^-70 of log m, the double-double
+ * arithmetic far below that.  exp as a double-double corrects libm's
+ * E = exp(y) by r = y - log(E) (exact subtraction, log(E) from the core):
+ * exp(y) = E (1 + r + r^2/2), |r| ~ 2^-53. */
+TL_HD double tl_sm_dd_two_sum_(double a, double b, double *e)
+{
+    const double s = a + b;
+    const double bb = s - a;
+    *e = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+TL_HD double tl_sm_dd_fast_two_sum_(double a, double b, double *e)
+{
+    const double s = a + b;
+    *e = b - (s - a);
+    return s;
+}
+
+TL_HD double tl_sm_dd_two_prod_(double a, double b, double *e)
+{
+    const double p = a * b;
+    *e = fma(a, b, -p);
+    return p;
+}
+
+/* ln 2 as LN2HI + LN2LO, LN2HI with 32 significant bits so that k LN2HI
+ * is exact for every binary exponent k; and as a rounded pair. */
+#define TL_SM_LN2HI_ 0x1.62e42fee00000p-1
+#define TL_SM_LN2LO_ 0x1.a39ef35793c76p-33
+#define TL_SM_LN2_ 0x1.62e42fefa39efp-1
+#define TL_SM_LN2E_ 0x1.abc9e3b39803fp-56
+
+/* log m, m = x 2^-k in [sqrt(1/2), sqrt(2)), as hi + *lo; writes k.  x
+ * positive and finite (subnormals included); else unspecified. */
+TL_HD double tl_sm_dd_log_core_(double x, double *lo, int *kout)
+{
+    int kadj = 0;
+    if (x < 0x1p-1022) {
+        x *= 0x1p54;
+        kadj = -54;
+    }
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    /* Adding 1 - frac(sqrt 2) to the fraction carries into the exponent
+     * exactly when m would be >= sqrt 2. */
+    u += UINT64_C(0x3ff0000000000000) - UINT64_C(0x3fe6a09e667f3bcd);
+    *kout = (int)(u >> 52) - 1023 + kadj;
+    u = (u & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd);
+    double m;
+    memcpy(&m, &u, sizeof m);
+    const double f = m - 1.0; /* exact */
+    double ffe;
+    const double ff = tl_sm_dd_two_prod_(f, f, &ffe);
+    const double hfsq = 0.5 * ff, hfsqe = 0.5 * ffe;
+    const double d = 2.0 + f; /* d + de == 2 + f exactly */
+    const double de = (2.0 - d) + f;
+    const double s = f / d;
+    double rem;
+    const double sp = tl_sm_dd_two_prod_(s, d, &rem);
+    const double sl = (((f - sp) - rem) - s * de) / d; /* s + sl = f/(2+f) */
+    const double z = s * s;
+    double R = 2.0 / 25.0;
+    R = R * z + 2.0 / 23.0;
+    R = R * z + 2.0 / 21.0;
+    R = R * z + 2.0 / 19.0;
+    R = R * z + 2.0 / 17.0;
+    R = R * z + 2.0 / 15.0;
+    R = R * z + 2.0 / 13.0;
+    R = R * z + 2.0 / 11.0;
+    R = R * z + 2.0 / 9.0;
+    R = R * z + 2.0 / 7.0;
+    R = R * z + 2.0 / 5.0;
+    R = R * z + 2.0 / 3.0;
+    R = R * z;
+    const double T = hfsq + R;
+    double te;
+    const double st = tl_sm_dd_two_prod_(s, T, &te);
+    const double tail = te + (s * hfsqe + sl * T);
+    double l1, l2;
+    const double h1 = tl_sm_dd_fast_two_sum_(f, -hfsq, &l1);
+    const double h2 = tl_sm_dd_two_sum_(h1, st, &l2);
+    *lo = (l1 - hfsqe) + l2 + tail;
+    return h2;
+}
+
+/* log x as hi + *lo, x positive and finite. */
+TL_HD double tl_sm_dd_log_(double x, double *lo)
+{
+    double l, e;
+    int k;
+    const double h = tl_sm_dd_log_core_(x, &l, &k);
+    const double kd = (double)k;
+    const double s = tl_sm_dd_two_sum_(kd * TL_SM_LN2HI_, h, &e);
+    return tl_sm_dd_fast_two_sum_(s, e + (l + kd * TL_SM_LN2LO_), lo);
+}
+
+/* log1p(xh + xl) as hi + *lo, for xh + xl > -1 with 1 + xh finite:
+ * log(u) + log1p(d / u), u = 1 + xh rounded, d what u left out;
+ * |d / u| <= 2^-53 + |xl|, so its square is below the pair's accuracy. */
+TL_HD double tl_sm_dd_log1p_(double xh, double xl, double *lo)
+{
+    double d, l, e;
+    const double u = tl_sm_dd_two_sum_(1.0, xh, &d);
+    d += xl;
+    const double h = tl_sm_dd_log_(u, &l);
+    const double s = tl_sm_dd_two_sum_(h, d / u, &e);
+    return tl_sm_dd_fast_two_sum_(s, e + l, lo);
+}
+
+/* exp(y) as hi + *lo; hi is libm's exp(y) (inf or 0 out of range, *lo
+ * 0 then). */
+TL_HD double tl_sm_dd_exp_(double y, double *lo)
+{
+    const double E = exp(y);
+    if (!(E > 0x1p-1022 && E <= 0x1.fffffffffffffp1023)) {
+        *lo = 0.0;
+        return E;
+    }
+    double l;
+    const double h = tl_sm_dd_log_(E, &l);
+    const double r = (y - h) - l; /* y - h exact: h is within an ulp */
+    *lo = E * (r + 0.5 * r * r);
+    return E;
+}
+
+/* log10: log x as a double-double times 1/ln 10 as one, rounded once;
+ * exact powers of ten give their exponent exactly, 1 gives +0. */
+TL_HD double tl_sm_log10_f64(double x)
+{
+    if (!(x > 0.0 && x <= 0x1.fffffffffffffp1023)) {
+        if (x == 0.0) {
+            return -(double)INFINITY;
+        }
+        return x < 0.0 ? (double)NAN : x + x; /* inf, NaN */
+    }
+    const double ivhi = 0x1.bcb7b1526e50ep-2, ivlo = 0x1.95355baaafad3p-57;
+    double l, pe;
+    const double h = tl_sm_dd_log_(x, &l);
+    const double ph = tl_sm_dd_two_prod_(h, ivhi, &pe);
+    return ph + (pe + (l * ivhi + h * ivlo));
+}
+TL_SM_OVL1(log10, f64, double, double)
+
+/* atanh x = (log1p(|x|) - log1p(-|x|)) / 2 with the sign of x, each
+ * log1p a double-double; |x| < 2^-28 gives x (x^3/3 is below half an
+ * ulp); +-1 give +-inf, |x| > 1 NaN (C99 Annex F). */
+TL_HD double tl_sm_atanh_f64(double x)
+{
+    const double a = fabs(x);
+    if (!(a < 1.0)) {
+        if (a == 1.0) {
+            return x * (double)INFINITY;
+        }
+        return x != x ? x + x : (double)NAN;
+    }
+    if (a < 0x1p-28) {
+        return x;
+    }
+    double pl, ml, e;
+    const double ph = tl_sm_dd_log1p_(a, 0.0, &pl);
+    const double mh = tl_sm_dd_log1p_(-a, 0.0, &ml);
+    const double s = tl_sm_dd_fast_two_sum_(-mh, ph, &e); /* -mh >= ph */
+    return copysign(0.5 * (s + (e + (pl - ml))), x);
+}
+TL_SM_OVL1(atanh, f64, double, double)
+TL_HD float tl_sm_atanh_f32(float x) { return (float)atanh((double)x); }
+TL_SM_OVL1(atanh, f32, float, float)
+
+/* The double-double square root of w + we (w > 0): r + *rl. */
+TL_HD double tl_sm_dd_sqrt_(double w, double we, double *rl)
+{
+    const double r = sqrt(w);
+    *rl = (fma(-r, r, w) + we) / (2.0 * r);
+    return r;
+}
+
+/* acosh x = log(x + sqrt(x^2 - 1)); near 1 as log1p(t + sqrt(2t + t^2)),
+ * t = x - 1 exact; above 2^28 log x + ln 2 (the dropped 1 / (4 x^2) is
+ * below 2^-58).  All in double-doubles.  x < 1 gives NaN, 1 gives +0,
+ * inf inf. */
+TL_HD double tl_sm_acosh_f64(double x)
+{
+    if (!(x > 1.0)) {
+        if (x == 1.0) {
+            return 0.0;
+        }
+        return x != x ? x + x : (double)NAN;
+    }
+    double h, l, e, we, ae, rl;
+    if (x > 0x1p28) {
+        if (x == (double)INFINITY) {
+            return x;
+        }
+        h = tl_sm_dd_log_(x, &l);
+        const double s = tl_sm_dd_fast_two_sum_(h, TL_SM_LN2_, &e);
+        return s + (e + (l + TL_SM_LN2E_));
+    }
+    if (x < 2.0) {
+        const double t = x - 1.0;
+        double pe;
+        const double p = tl_sm_dd_two_prod_(t, t, &pe);
+        const double w = tl_sm_dd_fast_two_sum_(2.0 * t, p, &we);
+        const double r = tl_sm_dd_sqrt_(w, we + pe, &rl);
+        const double a = tl_sm_dd_two_sum_(t, r, &ae);
+        h = tl_sm_dd_log1p_(a, ae + rl, &l);
+        return h + l;
+    }
+    double pe;
+    const double p = tl_sm_dd_two_prod_(x, x, &pe);
+    const double w = tl_sm_dd_fast_two_sum_(p, -1.0, &we);
+    const double r = tl_sm_dd_sqrt_(w, we + pe, &rl);
+    const double a = tl_sm_dd_fast_two_sum_(x, r, &ae);
+    h = tl_sm_dd_log_(a, &l);
+    return h + (l + (ae + rl) / a);
+}
+TL_SM_OVL1(acosh, f64, double, double)
+TL_HD float tl_sm_acosh_f32(float x) { return (float)acosh((double)x); }
+TL_SM_OVL1(acosh, f32, float, float)
+
+/* sinh: x below 2^-26; an odd Taylor polynomial below 1/2 (the tail
+ * beyond x is under 5% of it, so its rounding costs under 0.2 ulp);
+ * (e^a - e^-a) / 2 with both exponentials as double-doubles up to 22;
+ * above, e^a / 2 = 2 exp(y) exp(-2 LN2LO), y = a - 2 LN2HI exact: the
+ * sum is rounded once and doubled exactly, so the result overflows
+ * exactly where sinh does (exp(y) itself stays finite past that).  Odd;
+ * NaN, +-0 and +-inf kept. */
+TL_HD double tl_sm_sinh_f64(double x)
+{
+    const double a = fabs(x);
+    double eh, el, e;
+    if (!(a < 22.0)) {
+        if (a != a) {
+            return x + x;
+        }
+        eh = tl_sm_dd_exp_(a - 2.0 * TL_SM_LN2HI_, &el);
+        if (eh == (double)INFINITY) {
+            return copysign(eh, x);
+        }
+        return copysign(2.0 * (eh + (el - eh * (2.0 * TL_SM_LN2LO_))), x);
+    }
+    if (a < 0x1p-26) {
+        return x;
+    }
+    if (a < 0.5) {
+        const double z = a * a;
+        double p = 1.0 / 355687428096000.0; /* 1/17! */
+        p = p * z + 1.0 / 1307674368000.0;
+        p = p * z + 1.0 / 6227020800.0;
+        p = p * z + 1.0 / 39916800.0;
+        p = p * z + 1.0 / 362880.0;
+        p = p * z + 1.0 / 5040.0;
+        p = p * z + 1.0 / 120.0;
+        p = p * z + 1.0 / 6.0;
+        return copysign(a + a * z * p, x);
+    }
+    eh = tl_sm_dd_exp_(a, &el);
+    /* e^-a = 1 / (eh + el) = (q + ql) (1 - el / eh) */
+    const double q = 1.0 / eh;
+    const double ql = fma(-q, eh, 1.0) / eh - q * (el / eh);
+    const double s = tl_sm_dd_fast_two_sum_(eh, -q, &e);
+    return copysign(0.5 * (s + (e + (el - ql))), x);
+}
+TL_SM_OVL1(sinh, f64, double, double)
+TL_HD float tl_sm_sinh_f32(float x) { return (float)sinh((double)x); }
+TL_SM_OVL1(sinh, f32, float, float)
+
+/* cosh: (e^a + e^-a) / 2 with both exponentials as double-doubles below
+ * 22, above e^a / 2 as sinh's; even; NaN kept, +-inf give inf. */
+TL_HD double tl_sm_cosh_f64(double x)
+{
+    const double a = fabs(x);
+    double eh, el, e;
+    if (!(a < 22.0)) {
+        if (a != a) {
+            return x + x;
+        }
+        eh = tl_sm_dd_exp_(a - 2.0 * TL_SM_LN2HI_, &el);
+        if (eh == (double)INFINITY) {
+            return eh;
+        }
+        return 2.0 * (eh + (el - eh * (2.0 * TL_SM_LN2LO_)));
+    }
+    eh = tl_sm_dd_exp_(a, &el);
+    const double q = 1.0 / eh;
+    const double ql = fma(-q, eh, 1.0) / eh - q * (el / eh);
+    const double s = tl_sm_dd_fast_two_sum_(eh, q, &e);
+    return 0.5 * (s + (e + (el + ql)));
+}
+TL_SM_OVL1(cosh, f64, double, double)
+TL_HD float tl_sm_cosh_f32(float x) { return (float)cosh((double)x); }
+TL_SM_OVL1(cosh, f32, float, float)
+
+/* asinh |x| = log1p(a + (r - 1)) below 1.5 (r - 1 exact there), else
+ * log(a + r), r = sqrt(a^2 + 1), all double-doubles; below 2^-28 x
+ * itself (a^3/6 is below half an ulp), above 2^28 log a + ln 2 (the
+ * dropped 1 / (4 a^2) is below 2^-58).  Odd; NaN, +-0 and +-inf kept. */
+TL_HD double tl_sm_asinh_f64(double x)
+{
+    const double a = fabs(x);
+    double h, l, e, we, pe, rl, te;
+    if (!(a <= 0x1p28)) {
+        if (!(a <= 0x1.fffffffffffffp1023)) {
+            return x + x; /* NaN, +-inf */
+        }
+        h = tl_sm_dd_log_(a, &l);
+        const double s = tl_sm_dd_fast_two_sum_(h, TL_SM_LN2_, &e);
+        return copysign(s + (e + (l + TL_SM_LN2E_)), x);
+    }
+    if (a < 0x1p-28) {
+        return x;
+    }
+    const double p = tl_sm_dd_two_prod_(a, a, &pe);
+    const double w = tl_sm_dd_two_sum_(1.0, p, &we);
+    const double r = tl_sm_dd_sqrt_(w, we + pe, &rl);
+    if (a < 1.5) {
+        const double t = tl_sm_dd_two_sum_(a, r - 1.0, &te);
+        h = tl_sm_dd_log1p_(t, te + rl, &l);
+        return copysign(h + l, x);
+    }
+    const double t = tl_sm_dd_fast_two_sum_(r, a, &te);
+    h = tl_sm_dd_log_(t, &l);
+    return copysign(h + (l + (te + rl) / t), x);
+}
+TL_SM_OVL1(asinh, f64, double, double)
+TL_HD float tl_sm_asinh_f32(float x) { return (float)asinh((double)x); }
+TL_SM_OVL1(asinh, f32, float, float)
+
 /* ---- issue 18: more real functions (set F unless noted) ---------------
  * One TL_SM_DEF_F1(name, f32 expr, f64 expr) per function: libm where C99
  * and CUDA both have it (Annex F special values come from it); the float32
@@ -549,14 +893,15 @@ TL_SM_DEF_CEXP2(c128, tl_sm_c128, double, )
     TL_SM_OVL1(NAME, f32, float, float)                                     \
     TL_HD double tl_sm_##NAME##_f64(double x) { return (E64); }             \
     TL_SM_OVL1(NAME, f64, double, double)
-TL_SM_DEF_F1(asin, asinf(x), asin(x))
-TL_SM_DEF_F1(acos, acosf(x), acos(x))
-TL_SM_DEF_F1(atan, atanf(x), atan(x))
-TL_SM_DEF_F1(sinh, sinhf(x), sinh(x))
-TL_SM_DEF_F1(cosh, coshf(x), cosh(x))
-TL_SM_DEF_F1(asinh, asinhf(x), asinh(x))
-TL_SM_DEF_F1(acosh, acoshf(x), acosh(x))
-TL_SM_DEF_F1(atanh, atanhf(x), atanh(x))
+/* The float32 inverse and hyperbolic functions (these three here, the
+ * others beside their double-double float64 versions above) compute in
+ * double with libm and round once: libm's double functions are within 2 double ulps, so the
+ * float is within 1 float ulp (glibc's sinhf, coshf, acoshf and atanhf
+ * reach 2).  The double's range covers float32's overflow: cosh(89.5f)
+ * rounds to inf as a float. */
+TL_SM_DEF_F1(asin, (float)asin((double)x), asin(x))
+TL_SM_DEF_F1(acos, (float)acos((double)x), acos(x))
+TL_SM_DEF_F1(atan, (float)atan((double)x), atan(x))
 TL_SM_DEF_F1(deg2rad, x * (float)(3.14159265358979323846 / 180.0),
              x * (3.14159265358979323846 / 180.0))
 TL_SM_DEF_F1(rad2deg, x * (float)(180.0 / 3.14159265358979323846),
