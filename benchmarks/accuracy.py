@@ -382,7 +382,7 @@ def specs() -> list[Spec]:
              _specials, tl.sigmoid, True),
         Spec("erf", 1, _erf_ref,
              lambda r, n, dt: [_uniform_then_wide(r, n, -7, 7, -1, 1)],
-             _specials, None, True, sample=20000),
+             _specials, tl.erf, True, sample=20000),
         # sqrt and 1/x are correctly rounded IEEE operations in the dtype
         # itself (a longdouble detour would round twice)
         Spec("sqrt", 1, np.sqrt, sq, _specials, tl.sqrt, False, ieee=True),
