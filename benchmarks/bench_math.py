@@ -57,7 +57,7 @@ CASES = [
     ("sigmoid", _np_sigmoid, "sigmoid", "sigmoid", (-10, 10)),
     ("erf", sps.erf if sps else None, "erf", "erf", (-3, 3)),
     ("pow", np.power, "pow", "pow", (0.1, 10)),
-    ("atan2", np.arctan2, "atan2", None, (-10, 10)),
+    ("atan2", np.arctan2, "atan2", "atan2", (-10, 10)),
 ]
 
 
