@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "vecmath.h"
+#include "vecmath_check.h"
 
 #define BLOCK 65536
 
@@ -42,26 +43,6 @@ typedef struct {
     uint64_t special;  /* special values with other bits */
     uint32_t arg_special;
 } stats;
-
-/* Ordered integer of a float's bits (-0 and +0 equal). */
-static int64_t ordered(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return (u >> 31) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
-}
-
-/* The spacing of floats at |c| (c finite). */
-static double ulp_at(float c)
-{
-    float a = fabsf(c);
-    if (a < 0x1p-126f) {
-        return 0x1p-149;
-    }
-    int e;
-    frexpf(a, &e);
-    return ldexp(1.0, e - 24);
-}
 
 #define MAXB 3
 
@@ -117,27 +98,6 @@ static void check_block(tl_vm_unary_loop f64, tl_vm_unary_loop *f32,
             }
         }
     }
-}
-
-static const tl_vm_table *build_named(const char *name)
-{
-    if (strcmp(name, "baseline") == 0) {
-        return &tl_vm_table_baseline;
-    }
-#ifdef TL_VM_HAVE_X86_CLONES
-    __builtin_cpu_init();
-    bool fma = __builtin_cpu_supports("fma");
-    if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") && fma) {
-        return &tl_vm_table_avx2;
-    }
-    if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && fma) {
-        return &tl_vm_table_avx512;
-    }
-#endif
-    return NULL;
 }
 
 int main(int argc, char **argv)

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "vecmath.h"
+#include "vecmath_check.h"
 
 #define BLOCK 65536
 #define MAXB 3
@@ -53,24 +54,6 @@ typedef struct {
     float sx, sy;    /* a pair where a special value differs */
     uint64_t n;
 } stats;
-
-static int64_t ordered(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return (u >> 31) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
-}
-
-static double ulp_at(float c)
-{
-    float a = fabsf(c);
-    if (a < 0x1p-126f) {
-        return 0x1p-149;
-    }
-    int e;
-    frexpf(a, &e);
-    return ldexp(1.0, e - 24);
-}
 
 static float asf(uint32_t u)
 {
@@ -244,27 +227,6 @@ static void check_block(bool ispow, int part, uint64_t blk,
             }
         }
     }
-}
-
-static const tl_vm_table *build_named(const char *name)
-{
-    if (strcmp(name, "baseline") == 0) {
-        return &tl_vm_table_baseline;
-    }
-#ifdef TL_VM_HAVE_X86_CLONES
-    __builtin_cpu_init();
-    bool fma = __builtin_cpu_supports("fma");
-    if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") && fma) {
-        return &tl_vm_table_avx2;
-    }
-    if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") && fma) {
-        return &tl_vm_table_avx512;
-    }
-#endif
-    return NULL;
 }
 
 int main(int argc, char **argv)

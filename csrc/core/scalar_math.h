@@ -776,26 +776,42 @@ TL_SM_OVL1(acosh, f64, double, double)
 TL_HD float tl_sm_acosh_f32(float x) { return (float)acosh((double)x); }
 TL_SM_OVL1(acosh, f32, float, float)
 
+/* e^a / 2 for a >= 22 (e^-a is below half an ulp of it): 2 exp(y)
+ * exp(-2 LN2LO), y = a - 2 LN2HI exact, the sum rounded once and doubled
+ * exactly, so the result overflows exactly where e^a / 2 does (exp(y)
+ * itself stays finite past that).  sinh's and cosh's large branch. */
+TL_HD double tl_sm_half_exp_big_(double a)
+{
+    double el;
+    const double eh = tl_sm_dd_exp_(a - 2.0 * TL_SM_LN2HI_, &el);
+    if (eh == (double)INFINITY) {
+        return eh;
+    }
+    return 2.0 * (eh + (el - eh * (2.0 * TL_SM_LN2LO_)));
+}
+
+/* (e^a + sign e^-a) / 2 for a below 22, both exponentials as
+ * double-doubles (e^-a = 1 / (eh + el) = (q + ql)(1 - el / eh)); sign is
+ * -1 (sinh) or +1 (cosh). */
+TL_HD double tl_sm_half_exp_sum_(double a, double sign)
+{
+    double el, e;
+    const double eh = tl_sm_dd_exp_(a, &el);
+    const double q = 1.0 / eh;
+    const double ql = fma(-q, eh, 1.0) / eh - q * (el / eh);
+    const double s = tl_sm_dd_fast_two_sum_(eh, sign * q, &e);
+    return 0.5 * (s + (e + (el + sign * ql)));
+}
+
 /* sinh: x below 2^-26; an odd Taylor polynomial below 1/2 (the tail
  * beyond x is under 5% of it, so its rounding costs under 0.2 ulp);
- * (e^a - e^-a) / 2 with both exponentials as double-doubles up to 22;
- * above, e^a / 2 = 2 exp(y) exp(-2 LN2LO), y = a - 2 LN2HI exact: the
- * sum is rounded once and doubled exactly, so the result overflows
- * exactly where sinh does (exp(y) itself stays finite past that).  Odd;
- * NaN, +-0 and +-inf kept. */
+ * (e^a - e^-a) / 2 up to 22, e^a / 2 above.  Odd; NaN, +-0 and +-inf
+ * kept. */
 TL_HD double tl_sm_sinh_f64(double x)
 {
     const double a = fabs(x);
-    double eh, el, e;
     if (!(a < 22.0)) {
-        if (a != a) {
-            return x + x;
-        }
-        eh = tl_sm_dd_exp_(a - 2.0 * TL_SM_LN2HI_, &el);
-        if (eh == (double)INFINITY) {
-            return copysign(eh, x);
-        }
-        return copysign(2.0 * (eh + (el - eh * (2.0 * TL_SM_LN2LO_))), x);
+        return a != a ? x + x : copysign(tl_sm_half_exp_big_(a), x);
     }
     if (a < 0x1p-26) {
         return x;
@@ -812,38 +828,21 @@ TL_HD double tl_sm_sinh_f64(double x)
         p = p * z + 1.0 / 6.0;
         return copysign(a + a * z * p, x);
     }
-    eh = tl_sm_dd_exp_(a, &el);
-    /* e^-a = 1 / (eh + el) = (q + ql) (1 - el / eh) */
-    const double q = 1.0 / eh;
-    const double ql = fma(-q, eh, 1.0) / eh - q * (el / eh);
-    const double s = tl_sm_dd_fast_two_sum_(eh, -q, &e);
-    return copysign(0.5 * (s + (e + (el - ql))), x);
+    return copysign(tl_sm_half_exp_sum_(a, -1.0), x);
 }
 TL_SM_OVL1(sinh, f64, double, double)
 TL_HD float tl_sm_sinh_f32(float x) { return (float)sinh((double)x); }
 TL_SM_OVL1(sinh, f32, float, float)
 
-/* cosh: (e^a + e^-a) / 2 with both exponentials as double-doubles below
- * 22, above e^a / 2 as sinh's; even; NaN kept, +-inf give inf. */
+/* cosh: (e^a + e^-a) / 2 below 22, e^a / 2 above (sinh's helpers);
+ * even; NaN kept, +-inf give inf. */
 TL_HD double tl_sm_cosh_f64(double x)
 {
     const double a = fabs(x);
-    double eh, el, e;
     if (!(a < 22.0)) {
-        if (a != a) {
-            return x + x;
-        }
-        eh = tl_sm_dd_exp_(a - 2.0 * TL_SM_LN2HI_, &el);
-        if (eh == (double)INFINITY) {
-            return eh;
-        }
-        return 2.0 * (eh + (el - eh * (2.0 * TL_SM_LN2LO_)));
+        return a != a ? x + x : tl_sm_half_exp_big_(a);
     }
-    eh = tl_sm_dd_exp_(a, &el);
-    const double q = 1.0 / eh;
-    const double ql = fma(-q, eh, 1.0) / eh - q * (el / eh);
-    const double s = tl_sm_dd_fast_two_sum_(eh, q, &e);
-    return 0.5 * (s + (e + (el + ql)));
+    return tl_sm_half_exp_sum_(a, 1.0);
 }
 TL_SM_OVL1(cosh, f64, double, double)
 TL_HD float tl_sm_cosh_f32(float x) { return (float)cosh((double)x); }
