@@ -291,6 +291,31 @@ def test_nansum_nanmean_rules(torch):
     assert float(tl.nansum(e).item()) == 0.0
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [8, 16, 63, 200])
+def test_nansum_vector_lanes_specials(dt, n):
+    """Infinities and NaNs inside the vectorised lanes (not only the
+    tail): an inf stays inf through the compensated lanes, inf - inf is
+    NaN, and nanmean counts exactly the non-NaN elements of every lane."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n).astype(dt)
+    for k in range(n):
+        if k % 5 == 3:
+            a[k] = np.nan
+    got_mean = float(tl.nanmean(t(a)).item())
+    want_mean = float(np.nanmean(a.astype(np.float64)))
+    assert abs(got_mean - want_mean) <= 1e-5 * max(1.0, abs(want_mean))
+    b = a.copy()
+    b[1] = np.inf
+    assert float(tl.nansum(t(b)).item()) == np.inf
+    assert float(tl.nanmean(t(b)).item()) == np.inf
+    b[6] = -np.inf
+    assert np.isnan(float(tl.nansum(t(b)).item()))
+    c = np.full(n, np.nan, dt)
+    assert float(tl.nansum(t(c)).item()) == 0.0
+    assert np.isnan(float(tl.nanmean(t(c)).item()))
+
+
 def test_nansum_long_accuracy():
     rng = np.random.default_rng(11)
     a = rng.standard_normal(300001).astype(np.float32)
