@@ -87,6 +87,7 @@ enum {
     TL_RF_ALL,
     TL_RF_VAR, /* second pass of var/std: aux holds each output's mean */
     TL_RF_NANSUM, /* nansum / nanmean of real floats (count in u[2]) */
+    TL_RF_COUNT_NONZERO, /* wrapping uint64 count of x != 0 */
     TL_RF_COUNT
 };
 
@@ -136,6 +137,12 @@ typedef struct tl_rkernel {
                  int64_t rb, int64_t re, const tl_racc *aux, tl_racc *res);
     /* Writes the value of *a as final_dtype at dst (aligned). */
     void (*finish)(const tl_racc *a, const tl_rfinish *f, void *dst);
+    /* any / all: a record whose v.u[0] is `absorb` (any: 1, all: 0)
+     * decides the output whatever the other chunks hold, so a whole
+     * reduction skips the chunks not yet started once one chunk gives it
+     * (Note [Absorbing chunks] in reduce.c). */
+    bool absorbs;
+    uint64_t absorb;
 } tl_rkernel;
 
 /* The kernel of family fam reading dtype dt, or NULL when the pair is not

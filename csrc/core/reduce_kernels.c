@@ -16,12 +16,13 @@
 TL_KERNEL_OPTIMIZE
 
 /* Note [Summation accuracy]
- * - Rows (inner reductions): float16/bfloat16/float32 accumulate in
- *   float64, a run of up to TL_REDUCE_RCHUNK (reduce_impl.h) elements
- *   in 16 float64 lanes, then the partials of runs and chunks combine
- *   pairwise.  The only rounding that matters is the final one to the
- *   result dtype (at most 1/2 ulp), so these sums are at least as accurate as NumPy's
- *   float32 pairwise summation.
+ * - Rows (inner reductions): float16/bfloat16 accumulate in float64
+ *   lanes.  Contiguous float32 (and complex64) runs add blocks of 512
+ *   floats in 64 float32 lanes, 8 elements deep, and everything above
+ *   the lanes in float64 (Note [Float32 lane blocks]): shallower in
+ *   float32 than NumPy's pairwise sum at every level.  The partials of
+ *   runs of up to TL_REDUCE_RCHUNK (reduce_impl.h) elements and of
+ *   chunks combine pairwise in float64.
  * - float64 (and complex128) runs accumulate in 8 compensated lanes
  *   (Knuth's two-sum: each lane carries its rounding error), so a run's
  *   error is about one ulp whatever its length; partials of runs and
@@ -269,96 +270,147 @@ static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
 /* ---- sums: contiguous lane kernels --------------------------------------- */
 
 /* Note [Prefetch in the lane kernels]
- * On the development VM a single sequential read stream reaches about
- * 11 GB/s: the hardware prefetcher alone keeps too few lines in flight.
- * A software prefetch 4 KiB ahead, once per 64-byte line, doubles it
- * (measured on a plain C loop over 64 MiB: 6.3 -> 3.5 ms).  It changes no
- * arithmetic, so results stay bit-identical; addresses past the end are
- * only prefetched (never loaded), which cannot fault, and are formed as
- * integers so that no out-of-bounds pointer is computed. */
+ * On the development VM (Intel Xeon) a single sequential read stream
+ * reaches about 11 GB/s: the hardware prefetcher alone keeps too few
+ * lines in flight.  A software prefetch 4 KiB ahead, once per 64-byte
+ * line, doubles it (measured on a plain C loop over 64 MiB: 6.3 -> 3.5
+ * ms).  On AMD EPYC (Zen 3, 26 Nov 2026) the same prefetch costs about
+ * 10% at 2^22-2^24 floats: its hardware prefetcher already keeps the
+ * stream at memory speed and the extra requests compete with it.  So
+ * the prefetch is issued on Intel CPUs only (lane_prefetch_flag, set
+ * when the library loads; a branch on a loop-invariant flag, which -O3
+ * unswitches).  It
+ * changes no arithmetic, so results stay bit-identical; addresses past
+ * the end are only prefetched (never loaded), which cannot fault, and
+ * are formed as integers so that no out-of-bounds pointer is
+ * computed. */
 #define LANE_PREFETCH_BYTES 4096
-#if defined(__GNUC__)
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+static int lane_prefetch_flag; /* set before main() runs */
+
+__attribute__((constructor)) static void lane_prefetch_init(void)
+{
+    __builtin_cpu_init();
+    lane_prefetch_flag = __builtin_cpu_is("intel") ? 1 : 0;
+}
+
+#define PREFETCH_AHEAD(p)                                                   \
+    do {                                                                    \
+        if (lane_prefetch_flag > 0) {                                       \
+            __builtin_prefetch(                                             \
+                (const void *)((uintptr_t)(p) + LANE_PREFETCH_BYTES));      \
+        }                                                                   \
+    } while (0)
+#elif defined(__GNUC__)
 #define PREFETCH_AHEAD(p)                                                   \
     __builtin_prefetch((const void *)((uintptr_t)(p) + LANE_PREFETCH_BYTES))
 #else
 #define PREFETCH_AHEAD(p) ((void)0)
 #endif
 
-/* Sums m floats at q in 16 float64 lanes (exact but for the rare
- * float64 rounding: each float32 converts exactly); even-indexed elements
- * go to out[0], odd ones to out[1] (real and imaginary parts of
- * complex64). */
+/* Sums m floats at q; even-indexed elements go to out[0], odd ones to
+ * out[1] (real and imaginary parts of complex64).  See Note [Float32
+ * lane blocks]. */
+#define F32_BLOCK 512
+
+#if defined(__GNUC__)
+typedef float tl_v8f __attribute__((vector_size(32)));
+#endif
+
+/* Note [Float32 lane blocks]
+ * A float32 sum runs at memory speed only if its adds stay in float32:
+ * converting every element to float64 (one vcvtps2pd per four floats)
+ * bounds the loop in cache and with two threads.  So a run is cut into
+ * blocks of F32_BLOCK floats; a block goes into 8 vectors of 8 float32
+ * lanes (lane k of vector j takes the elements 64i + 8j + k), so each
+ * lane adds 8 elements in float32, 7 roundings deep; the 64 lane sums
+ * then convert exactly to float64 and combine there, and the blocks
+ * accumulate in float64.  NumPy's pairwise float32 sum rounds 15 times
+ * in each of its 8 accumulators of a 128-element leaf and once more at
+ * every level of its tree above, all in float32: this is shallower
+ * everywhere (tests/test_reduce_vector.py measures both against a
+ * float64 reference).  A block whose float64 sum is not finite (an
+ * infinity or NaN in it, or a float32 lane that overflowed where the
+ * float64 sum would not) is summed again in float64, element by element:
+ * lanes never overflow where the old all-float64 sum did not.  The
+ * operations and their order are the same on the AVX2 and baseline
+ * builds, so results are bit-identical on either. */
 static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
                                             double out[2])
 {
-    double acc[16] = {0};
+    double e = 0, o = 0;
     int64_t i = 0;
 #if defined(__GNUC__)
-    /* Explicit 4-wide vectors (lane k sums elements k mod 16), so the
-     * loop stays vectorised with the prefetch in it. */
     typedef float v4f __attribute__((vector_size(16)));
     typedef double v4d __attribute__((vector_size(32)));
-    v4d a0 = {0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
-    /* Eight accumulators first: four leave each add waiting on the last
-     * one's latency when the data is in cache (2^20 floats ran at 0.44 of
-     * PyTorch's speed).  b_k takes elements 16 on from a_k's, so lane k
-     * still holds elements of k's parity only. */
-    v4d b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-    for (; i + 32 <= m; i += 32) {
-        v4f x0, x1, x2, x3, y0, y1, y2, y3;
-        PREFETCH_AHEAD(q + i);
-        PREFETCH_AHEAD(q + i + 16);
-        memcpy(&x0, q + i, sizeof x0);
-        memcpy(&x1, q + i + 4, sizeof x1);
-        memcpy(&x2, q + i + 8, sizeof x2);
-        memcpy(&x3, q + i + 12, sizeof x3);
-        memcpy(&y0, q + i + 16, sizeof y0);
-        memcpy(&y1, q + i + 20, sizeof y1);
-        memcpy(&y2, q + i + 24, sizeof y2);
-        memcpy(&y3, q + i + 28, sizeof y3);
-        a0 += CVT4D(x0);
-        a1 += CVT4D(x1);
-        a2 += CVT4D(x2);
-        a3 += CVT4D(x3);
-        b0 += CVT4D(y0);
-        b1 += CVT4D(y1);
-        b2 += CVT4D(y2);
-        b3 += CVT4D(y3);
-    }
-    a0 += b0;
-    a1 += b1;
-    a2 += b2;
-    a3 += b3;
-    for (; i + 16 <= m; i += 16) {
-        v4f x0, x1, x2, x3;
-        PREFETCH_AHEAD(q + i); /* 16 floats: one line */
-        memcpy(&x0, q + i, sizeof x0);
-        memcpy(&x1, q + i + 4, sizeof x1);
-        memcpy(&x2, q + i + 8, sizeof x2);
-        memcpy(&x3, q + i + 12, sizeof x3);
-        a0 += CVT4D(x0);
-        a1 += CVT4D(x1);
-        a2 += CVT4D(x2);
-        a3 += CVT4D(x3);
-    }
-    memcpy(acc, &a0, sizeof a0);
-    memcpy(acc + 4, &a1, sizeof a1);
-    memcpy(acc + 8, &a2, sizeof a2);
-    memcpy(acc + 12, &a3, sizeof a3);
-#else
-    for (; i + 16 <= m; i += 16) {
-        for (int k = 0; k < 16; k++) {
-            acc[k] += (double)q[i + k];
+#define LO4(x) ((v4f){(x)[0], (x)[1], (x)[2], (x)[3]})
+#define HI4(x) ((v4f){(x)[4], (x)[5], (x)[6], (x)[7]})
+#define WIDE(x) (CVT4D(LO4(x)) + CVT4D(HI4(x)))
+    v4d tot = {0, 0, 0, 0};
+    while (i + 64 <= m) {
+        const int64_t start = i;
+        const int64_t end = m - i >= F32_BLOCK ? i + F32_BLOCK
+                                               : i + (m - i) / 64 * 64;
+        tl_v8f a0, a1, a2, a3, a4, a5, a6, a7;
+        memcpy(&a0, q + i, sizeof a0);
+        memcpy(&a1, q + i + 8, sizeof a1);
+        memcpy(&a2, q + i + 16, sizeof a2);
+        memcpy(&a3, q + i + 24, sizeof a3);
+        memcpy(&a4, q + i + 32, sizeof a4);
+        memcpy(&a5, q + i + 40, sizeof a5);
+        memcpy(&a6, q + i + 48, sizeof a6);
+        memcpy(&a7, q + i + 56, sizeof a7);
+        for (i += 64; i < end; i += 64) {
+            tl_v8f x0, x1, x2, x3, x4, x5, x6, x7;
+            PREFETCH_AHEAD(q + i);
+            PREFETCH_AHEAD(q + i + 16);
+            PREFETCH_AHEAD(q + i + 32);
+            PREFETCH_AHEAD(q + i + 48);
+            memcpy(&x0, q + i, sizeof x0);
+            memcpy(&x1, q + i + 8, sizeof x1);
+            memcpy(&x2, q + i + 16, sizeof x2);
+            memcpy(&x3, q + i + 24, sizeof x3);
+            memcpy(&x4, q + i + 32, sizeof x4);
+            memcpy(&x5, q + i + 40, sizeof x5);
+            memcpy(&x6, q + i + 48, sizeof x6);
+            memcpy(&x7, q + i + 56, sizeof x7);
+            a0 += x0;
+            a1 += x1;
+            a2 += x2;
+            a3 += x3;
+            a4 += x4;
+            a5 += x5;
+            a6 += x6;
+            a7 += x7;
+        }
+        const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
+                      ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
+        if (TL_UNLIKELY(!isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
+            /* Again in float64 (Note [Float32 lane blocks]). */
+            double be = 0, bo = 0;
+            for (int64_t j = start; j < end; j += 2) {
+                be += (double)q[j];
+                bo += (double)q[j + 1];
+            }
+            e += be;
+            o += bo;
+        }
+        else {
+            tot += b;
         }
     }
+    e += tot[0] + tot[2];
+    o += tot[1] + tot[3];
+#undef LO4
+#undef HI4
+#undef WIDE
 #endif
-    for (int k = 0; i < m; i++, k++) {
-        acc[k] += (double)q[i];
+    for (; i + 2 <= m; i += 2) {
+        e += (double)q[i];
+        o += (double)q[i + 1];
     }
-    double e = 0, o = 0;
-    for (int k = 0; k < 16; k += 2) {
-        e += acc[k];
-        o += acc[k + 1];
+    if (i < m) {
+        e += (double)q[i];
     }
     out[0] = e;
     out[1] = o;
@@ -443,8 +495,91 @@ static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
 
 /* ---- sums: integers and bool --------------------------------------------- */
 
-#define DEF_ISUM(N, T, CVU)                                                 \
-    static void sum_row_##N(const char *p, int64_t n, int64_t s,             \
+/* Note [Cols in blocks of 8 rows]
+ * A cols kernel that updates its accumulators row by row loads and
+ * stores the accumulator once per element read, and follows one row
+ * stream at a time: the float64 sum over dim 0 of a 2048^2 matrix ran at
+ * half NumPy's speed that way (and the float32 prod at a third).  On
+ * contiguous columns, blocks of 8 rows now combine as a tree first
+ * (((r0 op r1) op (r2 op r3)) op ((r4 op r5) op (r6 op r7))) and update
+ * the accumulator once: 8 streams in flight and one accumulator update
+ * per 8 elements.  For float sums the tree is also more accurate than
+ * the row-by-row order it replaces; integer sums wrap as before (the
+ * order does not change a wrapping sum); float products round in
+ * another order (in float64, both within the rounding NumPy's own
+ * float32/float64 products make). */
+#define DEF_COLS8(NAME, AT, T, CV, OP, UPDATE)                              \
+    static void NAME(AT *restrict acc, const T *restrict q0,                 \
+                     const T *restrict q1, const T *restrict q2,             \
+                     const T *restrict q3, const T *restrict q4,             \
+                     const T *restrict q5, const T *restrict q6,             \
+                     const T *restrict q7, int64_t n)                        \
+    {                                                                       \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            acc[j] UPDATE((CV(q0[j]) OP CV(q1[j])) OP                       \
+                          (CV(q2[j]) OP CV(q3[j]))) OP                      \
+                         ((CV(q4[j]) OP CV(q5[j])) OP                       \
+                          (CV(q6[j]) OP CV(q7[j])));                        \
+        }                                                                   \
+    }
+
+/* Note [Prefetch of short rows]
+ * A block of 8 rows of a cols kernel is 8 read streams.  When the rows
+ * are short (a middle-dim reduction of a (128, 256, 128) float32 tensor:
+ * 512 bytes a row), each stream ends after a few lines, before the
+ * hardware prefetchers have locked on, and the loads wait on memory:
+ * that sum ran at half PyTorch's speed.  So while a block of short rows
+ * is summed, the next block's rows are prefetched, guessed from this
+ * block's row step (a wrong guess at a dim boundary only prefetches
+ * lines that are not needed; prefetches never fault, and the addresses
+ * are formed as integers).  A plain C model of that reduction: 1020 ->
+ * 642 us. */
+#define SHORT_ROW_BYTES 1024
+
+static inline void prefetch_rows8(const char *base, int64_t off,
+                                  const void *q0, const void *q1,
+                                  int64_t bytes)
+{
+    const uintptr_t step = (uintptr_t)q1 - (uintptr_t)q0;
+    uintptr_t p = (uintptr_t)base + (uintptr_t)off;
+    for (int k = 0; k < 8; k++, p += step) {
+        for (int64_t b = 0; b < bytes; b += 64) {
+            __builtin_prefetch((const void *)(p + (uintptr_t)b));
+        }
+    }
+}
+
+/* The next 8 rows of (rs, idx, off) into q[8] as T pointers; advances
+ * off past them and prefetches the 8 after them when rows of n T are
+ * short (Note [Prefetch of short rows]). */
+#define ROWS8(T, q, base, rs, idx, off, n)                                  \
+    do {                                                                    \
+        for (int k_ = 0; k_ < 8; k_++) {                                    \
+            (q)[k_] = (const T *)((base) + (off));                          \
+            (off) = tl_rspace_next((rs), (idx), (off));                     \
+        }                                                                   \
+        if ((n) * (int64_t)sizeof(T) <= SHORT_ROW_BYTES) {                  \
+            prefetch_rows8((base), (off), (q)[0], (q)[1],                   \
+                           (n) * (int64_t)sizeof(T));                       \
+        }                                                                   \
+    } while (0)
+
+/* Calls FN on the next 8 rows of (rs, idx, off) as T pointers and
+ * advances off past them. */
+#define COLS8_CALL(FN, T, acc, base, rs, idx, off, n)                       \
+    do {                                                                    \
+        const T *q_[8];                                                     \
+        ROWS8(T, q_, base, rs, idx, off, n);                                \
+        FN((acc), q_[0], q_[1], q_[2], q_[3], q_[4], q_[5], q_[6], q_[7],   \
+           (n));                                                            \
+    } while (0)
+
+#define DEF_ISUM(N, T, CVU) DEF_ISUM_NAMED(sum, N, T, CVU)
+/* NAME##_row_##N and NAME##_cols_##N: the wrapping uint64 sum of CVU(x)
+ * (sums of integers; count_nonzero with CVU a 0/1 predicate). */
+#define DEF_ISUM_NAMED(NAME, N, T, CVU)                                     \
+    DEF_COLS8(NAME##8_##N, uint64_t, T, CVU, +, +=)                         \
+    static void NAME##_row_##N(const char *p, int64_t n, int64_t s,             \
                             int64_t idx0, const tl_racc *aux, tl_racc *res)  \
     {                                                                       \
         uint64_t acc[8] = {0};                                              \
@@ -470,7 +605,7 @@ static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
         }                                                                   \
         res->v.u[0] = t;                                                    \
     }                                                                       \
-    static void sum_cols_##N(const char *base, int64_t n, int64_t cs,        \
+    static void NAME##_cols_##N(const char *base, int64_t n, int64_t cs,        \
                              const tl_rspace *rs, int64_t rb, int64_t re,    \
                              const tl_racc *aux, tl_racc *res)               \
     {                                                                       \
@@ -480,7 +615,13 @@ static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
             acc[j] = 0;                                                     \
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
-        for (int64_t r = rb; r < re; r++) {                                 \
+        int64_t r = rb;                                                     \
+        if (cs == (int64_t)sizeof(T)) {                                     \
+            for (; re - r >= 8; r += 8) {                                   \
+                COLS8_CALL(NAME##8_##N, T, acc, base, rs, idx, off, n);        \
+            }                                                               \
+        }                                                                   \
+        for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) {                                 \
                 const T *q = (const T *)p;                                  \
@@ -514,7 +655,9 @@ DEF_ISUM(u64, uint64_t, U64U)
 /* Pairwise cols accumulation (Note [Summation accuracy]).  acc holds n
  * float64 sums (zeroed by the caller); tmp has SUM_MAXDEPTH rows of
  * TILE. */
+#define FCV_(LD) (double)LD
 #define DEF_FCOLS(N, T, LD)                                                 \
+    DEF_COLS8(fsum8_##N, double, T, FCV_(LD), +, +=)                        \
     static void fcols_##N(const char *base, int64_t n, int64_t cs,           \
                           const tl_rspace *rs, int64_t rb, int64_t re,       \
                           double *acc, double *tmp, int depth)               \
@@ -534,7 +677,13 @@ DEF_ISUM(u64, uint64_t, U64U)
         }                                                                   \
         int64_t idx[TL_MAX_DIMS];                                           \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
-        for (int64_t r = rb; r < re; r++) {                                 \
+        int64_t r = rb;                                                     \
+        if (cs == (int64_t)sizeof(T)) {                                     \
+            for (; re - r >= 8; r += 8) {                                   \
+                COLS8_CALL(fsum8_##N, T, acc, base, rs, idx, off, n);       \
+            }                                                               \
+        }                                                                   \
+        for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) {                                 \
                 const T *q = (const T *)p;                                  \
@@ -623,10 +772,7 @@ static void sum_cols_f32(const char *base, int64_t n, int64_t cs,
     int64_t r = rb;
     for (; re - r >= 8; r += 8) {
         const float *q[8];
-        for (int k = 0; k < 8; k++) {
-            q[k] = (const float *)(base + off);
-            off = tl_rspace_next(rs, idx, off);
-        }
+        ROWS8(float, q, base, rs, idx, off, n);
         cols8_f32(acc, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], n);
     }
     for (; r < re; r++) {
@@ -812,6 +958,7 @@ DEF_IPROD(i64, int64_t, U64S)
 DEF_IPROD(u64, uint64_t, U64U)
 
 #define DEF_FPROD(N, T, LD)                                                 \
+    DEF_COLS8(fprod8_##N, double, T, FCV_(LD), *, *=)                       \
     static void prod_row_##N(const char *p, int64_t n, int64_t s,            \
                              int64_t idx0, const tl_racc *aux, tl_racc *res) \
     {                                                                       \
@@ -831,7 +978,13 @@ DEF_IPROD(u64, uint64_t, U64U)
             acc[j] = 1;                                                     \
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
-        for (int64_t r = rb; r < re; r++) {                                 \
+        int64_t r = rb;                                                     \
+        if (cs == (int64_t)sizeof(T)) {                                     \
+            for (; re - r >= 8; r += 8) {                                   \
+                COLS8_CALL(fprod8_##N, T, acc, base, rs, idx, off, n);      \
+            }                                                               \
+        }                                                                   \
+        for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) {                                 \
                 const T *q = (const T *)p;                                  \
@@ -1449,10 +1602,7 @@ DEF_VEXT_ALL(f64, double, int64_t, PUT_F)
         int64_t r = rb;                                                     \
         for (; re - r >= 8; r += 8) {                                       \
             const T *q[8];                                                  \
-            for (int k = 0; k < 8; k++) {                                   \
-                q[k] = (const T *)(base + off);                             \
-                off = tl_rspace_next(rs, idx, off);                         \
-            }                                                               \
+            ROWS8(T, q, base, rs, idx, off, n);                             \
             NAME##_cols8_##N(m, q[0], q[1], q[2], q[3], q[4], q[5], q[6],   \
                              q[7], n);                                      \
         }                                                                   \
@@ -1537,7 +1687,9 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
 
 /* any: OP |, identity 0, stop at 1; all: OP &, identity 1, stop at 0.
  * Contiguous runs go in blocks of 256 with an early exit between them. */
+#define NZC_(NZ) (uint8_t)NZ
 #define DEF_ANYALL(NAME, OP, ID, N, T, NZ)                                  \
+    DEF_COLS8(NAME##8_##N, uint8_t, T, NZC_(NZ), OP, OP## =)                \
     static void NAME##_row_##N(const char *p, int64_t n, int64_t s,          \
                                int64_t idx0, const tl_racc *aux,             \
                                tl_racc *res)                                 \
@@ -1570,7 +1722,13 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
             acc[j] = ID;                                                    \
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
-        for (int64_t r = rb; r < re; r++) {                                 \
+        int64_t r = rb;                                                     \
+        if (cs == (int64_t)sizeof(T)) {                                     \
+            for (; re - r >= 8; r += 8) {                                   \
+                COLS8_CALL(NAME##8_##N, T, acc, base, rs, idx, off, n);     \
+            }                                                               \
+        }                                                                   \
+        for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) { /* typed: vectorises */         \
                 const T *q = (const T *)p;                                  \
@@ -1608,6 +1766,25 @@ DEF_ANYALL_BOTH(f32, float, NZ_ID)
 DEF_ANYALL_BOTH(f64, double, NZ_ID)
 DEF_ANYALL_BOTH(c64, tl_c64, NZ_C)
 DEF_ANYALL_BOTH(c128, tl_c128, NZ_Z)
+
+/* ---- count_nonzero --------------------------------------------------------- */
+
+/* The wrapping uint64 sum of (x != 0): one pass, no bool temporary.  A
+ * NaN counts (it is not zero), -0.0 does not, as in NumPy and PyTorch. */
+#define CNZ_ID(x) ((uint64_t)NZ_ID(x))
+#define CNZ_H(x) ((uint64_t)NZ_H(x))
+#define CNZ_C(x) ((uint64_t)(NZ_C(x)))
+#define CNZ_Z(x) ((uint64_t)(NZ_Z(x)))
+DEF_ISUM_NAMED(cnz, b, uint8_t, CNZ_ID)
+DEF_ISUM_NAMED(cnz, i8, uint8_t, CNZ_ID)
+DEF_ISUM_NAMED(cnz, i16, uint16_t, CNZ_ID)
+DEF_ISUM_NAMED(cnz, i32, uint32_t, CNZ_ID)
+DEF_ISUM_NAMED(cnz, i64, uint64_t, CNZ_ID)
+DEF_ISUM_NAMED(cnz, h, uint16_t, CNZ_H)
+DEF_ISUM_NAMED(cnz, f32, float, CNZ_ID)
+DEF_ISUM_NAMED(cnz, f64, double, CNZ_ID)
+DEF_ISUM_NAMED(cnz, c64, tl_c64, CNZ_C)
+DEF_ISUM_NAMED(cnz, c128, tl_c128, CNZ_Z)
 
 /* ---- var / std, second pass ---------------------------------------------- */
 
@@ -2141,22 +2318,34 @@ VALUE_TABLE(min)
 VALUE_TABLE(argmax)
 VALUE_TABLE(argmin)
 
-#define AA(NAME, N, DN, COMB)                                               \
-    [TL_DTYPE_##DN] = K(TL_DTYPE_BOOL, false, COMB, NAME##_row_##N,         \
-                        NAME##_cols_##N, fin_bool)
-#define ANYALL_TABLE(NAME, COMB)                                            \
+#define AA(NAME, N, DN, COMB, STOP)                                         \
+    [TL_DTYPE_##DN] = {TL_DTYPE_BOOL, false, COMB, NAME##_row_##N,          \
+                       NAME##_cols_##N, fin_bool, true, STOP}
+#define ANYALL_TABLE(NAME, COMB, S)                                         \
     static const tl_rkernel NAME##_k[TL_DTYPE_COUNT] = {                    \
-        AA(NAME, b, BOOL, COMB), AA(NAME, u8, UINT8, COMB),                 \
-        AA(NAME, i8, INT8, COMB), AA(NAME, i16, INT16, COMB),               \
-        AA(NAME, u16, UINT16, COMB), AA(NAME, i32, INT32, COMB),            \
-        AA(NAME, u32, UINT32, COMB), AA(NAME, i64, INT64, COMB),            \
-        AA(NAME, u64, UINT64, COMB), AA(NAME, f16, FLOAT16, COMB),          \
-        AA(NAME, bf16, BFLOAT16, COMB), AA(NAME, f32, FLOAT32, COMB),       \
-        AA(NAME, f64, FLOAT64, COMB), AA(NAME, c64, COMPLEX64, COMB),       \
-        AA(NAME, c128, COMPLEX128, COMB),                                   \
+        AA(NAME, b, BOOL, COMB, S), AA(NAME, u8, UINT8, COMB, S),           \
+        AA(NAME, i8, INT8, COMB, S), AA(NAME, i16, INT16, COMB, S),         \
+        AA(NAME, u16, UINT16, COMB, S), AA(NAME, i32, INT32, COMB, S),      \
+        AA(NAME, u32, UINT32, COMB, S), AA(NAME, i64, INT64, COMB, S),      \
+        AA(NAME, u64, UINT64, COMB, S), AA(NAME, f16, FLOAT16, COMB, S),    \
+        AA(NAME, bf16, BFLOAT16, COMB, S),                                  \
+        AA(NAME, f32, FLOAT32, COMB, S), AA(NAME, f64, FLOAT64, COMB, S),   \
+        AA(NAME, c64, COMPLEX64, COMB, S),                                  \
+        AA(NAME, c128, COMPLEX128, COMB, S),                                \
     };
-ANYALL_TABLE(any, comb_u_or)
-ANYALL_TABLE(all, comb_u_and)
+ANYALL_TABLE(any, comb_u_or, 1)
+ANYALL_TABLE(all, comb_u_and, 0)
+
+/* Integers of one width share a kernel: x != 0 does not see the sign. */
+#define CNZ(N, DN)                                                          \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, cnz_row_##N,      \
+                        cnz_cols_##N, fin_u)
+static const tl_rkernel cnz_k[TL_DTYPE_COUNT] = {
+    CNZ(b, BOOL), CNZ(i8, UINT8), CNZ(i8, INT8), CNZ(i16, INT16),
+    CNZ(i16, UINT16), CNZ(i32, INT32), CNZ(i32, UINT32), CNZ(i64, INT64),
+    CNZ(i64, UINT64), CNZ(h, FLOAT16), CNZ(h, BFLOAT16), CNZ(f32, FLOAT32),
+    CNZ(f64, FLOAT64), CNZ(c64, COMPLEX64), CNZ(c128, COMPLEX128),
+};
 
 #define VAR(N, DN)                                                          \
     [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_var, var_frow_##N,     \
@@ -2182,6 +2371,7 @@ const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)
         [TL_RF_ARGMAX] = argmax_k, [TL_RF_ARGMIN] = argmin_k,
         [TL_RF_ANY] = any_k,       [TL_RF_ALL] = all_k,
         [TL_RF_VAR] = var_k,       [TL_RF_NANSUM] = nansum_k,
+        [TL_RF_COUNT_NONZERO] = cnz_k,
     };
     if (fam < 0 || fam >= TL_RF_COUNT || !tl_dtype_valid(dt)) {
         return NULL;

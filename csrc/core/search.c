@@ -558,20 +558,9 @@ tl_tensor_impl *tl_count_nonzero(tl_tensor_impl *a, int ndims,
     if (begin("count_nonzero", a) < 0) {
         return NULL;
     }
-    tl_tensor_impl *nz = tl_tensor_empty(a->ndim, a->sizes, TL_DTYPE_BOOL,
-                                         a->device, TL_MEMKIND_DEFAULT);
-    if (!nz) {
-        return NULL;
-    }
-    if (a->numel > 0 && tl_copy_unchecked(nz, a) < 0) {
-        tl_tensor_decref(nz);
-        return NULL;
-    }
-    tl_tensor_impl *r = tl_reduce(TL_REDUCE_SUM, NULL, nz,
-                                  dims ? ndims : 0, dims, false,
-                                  TL_DTYPE_INT64);
-    tl_tensor_decref(nz);
-    return r;
+    /* One pass of its own reduction family: no bool temporary. */
+    return tl_reduce(TL_REDUCE_COUNT_NONZERO, NULL, a, dims ? ndims : 0,
+                     dims, false, -1);
 }
 
 /* ---- nonzero ------------------------------------------------------------------- */

@@ -88,6 +88,7 @@ typedef enum tl_reduce_op {
     TL_REDUCE_STD,    /* tl_reduce_var only */
     TL_REDUCE_NANSUM, /* sum with NaN counted as zero (tl_reduce) */
     TL_REDUCE_NANMEAN, /* mean of the non-NaN elements (tl_reduce) */
+    TL_REDUCE_COUNT_NONZERO, /* int64 count of x != 0 (tl_reduce, CPU) */
     TL_REDUCE_OP_COUNT
 } tl_reduce_op;
 
