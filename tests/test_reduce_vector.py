@@ -553,3 +553,29 @@ def test_any_all_whole_short_circuit(dt, pos):
                 bool(np.any(z1[pos % 2::2]))
     finally:
         tl.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("cols", [1, 3, 4, 5, 8, 13])
+def test_nansum_cols_vector_columns(dt, cols):
+    """nansum/nanmean over dim 0 take contiguous columns four at a time:
+    NaNs and infinities at every column position, against NumPy."""
+    rng = np.random.default_rng(cols)
+    rows = 21
+    a = rng.standard_normal((rows, cols)).astype(dt)
+    a[rng.integers(0, rows, cols), np.arange(cols)] = np.nan
+    a[3, cols - 1] = np.nan
+    if cols > 2:
+        a[5, 1] = np.inf
+        a[:, 2] = np.nan                 # a column of NaNs only: 0 / nan
+    x = t(a)
+    with np.errstate(invalid="ignore"):
+        ref = np.nansum(a.astype(np.float64), axis=0)
+        with __import__("warnings").catch_warnings():
+            __import__("warnings").simplefilter("ignore")
+            refm = np.nanmean(a.astype(np.float64), axis=0)
+    rtol = 2e-3 if dt == np.float16 else 1e-6
+    np.testing.assert_allclose(tl.nansum(x, dim=0).numpy().astype(np.float64),
+                               ref, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(tl.nanmean(x, dim=0).numpy().astype(np.float64),
+                               refm, rtol=rtol, atol=rtol)

@@ -270,38 +270,18 @@ static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
 /* ---- sums: contiguous lane kernels --------------------------------------- */
 
 /* Note [Prefetch in the lane kernels]
- * On the development VM (Intel Xeon) a single sequential read stream
- * reaches about 11 GB/s: the hardware prefetcher alone keeps too few
- * lines in flight.  A software prefetch 4 KiB ahead, once per 64-byte
- * line, doubles it (measured on a plain C loop over 64 MiB: 6.3 -> 3.5
- * ms).  On AMD EPYC (Zen 3, 26 Nov 2026) the same prefetch costs about
- * 10% at 2^22-2^24 floats: its hardware prefetcher already keeps the
- * stream at memory speed and the extra requests compete with it.  So
- * the prefetch is issued on Intel CPUs only (lane_prefetch_flag, set
- * when the library loads; a branch on a loop-invariant flag, which -O3
- * unswitches).  It
- * changes no arithmetic, so results stay bit-identical; addresses past
- * the end are only prefetched (never loaded), which cannot fault, and
- * are formed as integers so that no out-of-bounds pointer is
- * computed. */
+ * On the development VM a single sequential read stream reaches about
+ * 11 GB/s: the hardware prefetcher alone keeps too few lines in flight.
+ * A software prefetch 4 KiB ahead, once per 64-byte line, doubles it
+ * (measured on a plain C loop over 64 MiB: 6.3 -> 3.5 ms).  On an AMD
+ * EPYC VM (26 Nov 2026) it still gains 10-25% on the float64 sum at
+ * 2^22-2^24 elements and 12% on the float32 one at 2^22, and is within
+ * noise (0.9-1.1) at 2^24 floats.  It changes no
+ * arithmetic, so results stay bit-identical; addresses past the end are
+ * only prefetched (never loaded), which cannot fault, and are formed as
+ * integers so that no out-of-bounds pointer is computed. */
 #define LANE_PREFETCH_BYTES 4096
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-static int lane_prefetch_flag; /* set before main() runs */
-
-__attribute__((constructor)) static void lane_prefetch_init(void)
-{
-    __builtin_cpu_init();
-    lane_prefetch_flag = __builtin_cpu_is("intel") ? 1 : 0;
-}
-
-#define PREFETCH_AHEAD(p)                                                   \
-    do {                                                                    \
-        if (lane_prefetch_flag > 0) {                                       \
-            __builtin_prefetch(                                             \
-                (const void *)((uintptr_t)(p) + LANE_PREFETCH_BYTES));      \
-        }                                                                   \
-    } while (0)
-#elif defined(__GNUC__)
+#if defined(__GNUC__)
 #define PREFETCH_AHEAD(p)                                                   \
     __builtin_prefetch((const void *)((uintptr_t)(p) + LANE_PREFETCH_BYTES))
 #else
@@ -2084,7 +2064,7 @@ DEF_VAR_CPX(c128, double)
         memcpy(lo, l, sizeof l);                                            \
         memcpy(co, c, sizeof c);                                            \
     }
-#define DEF_NANSUM(N, T, LD, ADD, LANES)                                    \
+#define DEF_NANSUM(N, T, LD, ADD, LANES, COLROW)                            \
     static void nansum_row_##N(const char *p, int64_t n, int64_t s,          \
                                int64_t idx0, const tl_racc *aux,             \
                                tl_racc *res)                                 \
@@ -2127,11 +2107,15 @@ DEF_VAR_CPX(c128, double)
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         for (int64_t r = rb; r < re; r++) {                                 \
             const char *p = base + off;                                     \
-            for (int64_t j = 0; j < n; j++) {                               \
-                const double x = (double)LD(*(const T *)(p + j * cs));      \
-                const int ok = x == x;                                      \
-                ADD(h[j], l[j], ok ? x : 0.0);                              \
-                c[j] += (uint64_t)ok;                                       \
+            if (cs == (int64_t)sizeof(T)) {                                 \
+                COLROW(h, l, c, (const T *)p, n);                           \
+            } else {                                                        \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    const double x = (double)LD(*(const T *)(p + j * cs));  \
+                    const int ok = x == x;                                  \
+                    ADD(h[j], l[j], ok ? x : 0.0);                          \
+                    c[j] += (uint64_t)ok;                                   \
+                }                                                           \
             }                                                               \
             off = tl_rspace_next(rs, idx, off);                             \
         }                                                                   \
@@ -2221,10 +2205,106 @@ DISPATCHED(nanlanes_f32,
 DISPATCHED(nanlanes_f64,
            (const double *q, int64_t m, double *h, double *l, uint64_t *c),
            (q, m, h, l, c))
-DEF_NANSUM(f16, uint16_t, LDH, NAN_ADD_PLAIN, nanlanes_f16_body)
-DEF_NANSUM(bf16, uint16_t, LDBF, NAN_ADD_PLAIN, nanlanes_bf16_body)
-DEF_NANSUM(f32, float, LDID, NAN_ADD_PLAIN, nanlanes_f32)
-DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP, nanlanes_f64)
+
+/* One contiguous row of n columns into the per-column records (h, l, c)
+ * of a nansum cols kernel.  The scalar form (j from 0 on, or the tail
+ * of the vector form) adds in the same order per column as the vector
+ * one, so both give the same bits. */
+#define DEF_NANCOLROW_TAIL(N, T, LD, ADD)                                   \
+    static TL_ALWAYS_INLINE void nancolrow_##N##_tail(                      \
+        double *h, double *l, uint64_t *c, const T *q, int64_t j,           \
+        int64_t n)                                                          \
+    {                                                                       \
+        for (; j < n; j++) {                                                \
+            const double x = (double)LD(q[j]);                              \
+            const int ok = x == x;                                          \
+            ADD(h[j], l[j], ok ? x : 0.0);                                  \
+            c[j] += (uint64_t)ok;                                           \
+        }                                                                   \
+    }
+#define DEF_NANCOLROW_SCALAR(N, T, LD, ADD)                                 \
+    DEF_NANCOLROW_TAIL(N, T, LD, ADD)                                       \
+    static void nancolrow_##N(double *h, double *l, uint64_t *c,            \
+                              const T *q, int64_t n)                        \
+    {                                                                       \
+        nancolrow_##N##_tail(h, l, c, q, 0, n);                             \
+    }
+DEF_NANCOLROW_SCALAR(f16, uint16_t, LDH, NAN_ADD_PLAIN)
+DEF_NANCOLROW_SCALAR(bf16, uint16_t, LDBF, NAN_ADD_PLAIN)
+#if defined(__GNUC__)
+#define nancolrow_f32 nancolrow_v_f32
+#define nancolrow_f64 nancolrow_v_f64
+DEF_NANCOLROW_TAIL(s_f32, float, LDID, NAN_ADD_PLAIN)
+DEF_NANCOLROW_TAIL(s_f64, double, LDID, NAN_ADD_COMP)
+#define NAN_KEEP(x, k) ((nan_v4d)((nan_v4i)(x) & (k)))
+
+/* Four columns at a time, as nanlanes_*_body: the not-NaN mask keeps x
+ * or makes it +0 and, as -1, counts itself (gcc leaves the scalar
+ * select a branch: nansum over dim 0 ran 2-2.8x PyTorch's time). */
+static TL_ALWAYS_INLINE void nancolrow_v_f32_body(double *h, double *l,
+                                                  uint64_t *c,
+                                                  const float *q, int64_t n)
+{
+    typedef nan_v4d v4d; /* for CVT4D */
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        nan_v4f x4;
+        nan_v4d hv;
+        nan_v4i cv;
+        memcpy(&x4, q + j, sizeof x4);
+        memcpy(&hv, h + j, sizeof hv);
+        memcpy(&cv, c + j, sizeof cv);
+        const v4d x = CVT4D(x4);
+        const nan_v4i k = x == x;
+        hv += NAN_KEEP(x, k);
+        cv -= k;
+        memcpy(h + j, &hv, sizeof hv);
+        memcpy(c + j, &cv, sizeof cv);
+    }
+    nancolrow_s_f32_tail(h, l, c, q, j, n);
+}
+
+static TL_ALWAYS_INLINE void nancolrow_v_f64_body(double *h, double *l,
+                                                  uint64_t *c,
+                                                  const double *q, int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        nan_v4d x, hv, lv;
+        nan_v4i cv;
+        memcpy(&x, q + j, sizeof x);
+        memcpy(&hv, h + j, sizeof hv);
+        memcpy(&lv, l + j, sizeof lv);
+        memcpy(&cv, c + j, sizeof cv);
+        const nan_v4i k = x == x;
+        const nan_v4d y = NAN_KEEP(x, k);
+        const nan_v4d t = hv + y; /* dd_acc, 4 columns */
+        const nan_v4d b = t - hv;
+        lv += (hv - (t - b)) + (y - b);
+        cv -= k;
+        memcpy(h + j, &t, sizeof t);
+        memcpy(l + j, &lv, sizeof lv);
+        memcpy(c + j, &cv, sizeof cv);
+    }
+    nancolrow_s_f64_tail(h, l, c, q, j, n);
+}
+#undef NAN_KEEP
+DISPATCHED(nancolrow_v_f32,
+           (double *h, double *l, uint64_t *c, const float *q, int64_t n),
+           (h, l, c, q, n))
+DISPATCHED(nancolrow_v_f64,
+           (double *h, double *l, uint64_t *c, const double *q, int64_t n),
+           (h, l, c, q, n))
+#else
+DEF_NANCOLROW_SCALAR(f32, float, LDID, NAN_ADD_PLAIN)
+DEF_NANCOLROW_SCALAR(f64, double, LDID, NAN_ADD_COMP)
+#endif
+DEF_NANSUM(f16, uint16_t, LDH, NAN_ADD_PLAIN, nanlanes_f16_body,
+           nancolrow_f16)
+DEF_NANSUM(bf16, uint16_t, LDBF, NAN_ADD_PLAIN, nanlanes_bf16_body,
+           nancolrow_bf16)
+DEF_NANSUM(f32, float, LDID, NAN_ADD_PLAIN, nanlanes_f32, nancolrow_f32)
+DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP, nanlanes_f64, nancolrow_f64)
 
 static void comb_nansum(tl_racc *a, const tl_racc *b)
 {
