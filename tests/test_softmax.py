@@ -147,3 +147,27 @@ def test_softmax_threads_do_not_change_results():
         assert np.array_equal(b, to_np(tl.softmax(x, 0)))
     finally:
         tl.set_num_threads(old)
+
+
+@pytest.mark.parametrize("n", [255, 256, 257, 1000, 4099])
+def test_softmax_logsumexp_float64_long_rows(n):
+    """float64 rows take the vectorised exp in blocks of 256 (Note
+    [softmax float64 exp]): rows and lanes (dim 0 of an (n, 3) matrix)
+    longer than a block, against the float64 NumPy reference."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((3, n)) * 30
+    x[1, n // 2] = -np.inf
+    for dim, xs in ((1, x), (0, np.ascontiguousarray(x.T))):
+        t = from_np(xs, tl.float64)
+        for log in (False, True):
+            fn = tl.log_softmax if log else tl.softmax
+            # log_softmax cancels near the row's log-sum: absolute error
+            np.testing.assert_allclose(to_np(fn(t, dim)),
+                                       np_softmax(xs, dim, log),
+                                       rtol=1e-13,
+                                       atol=1e-13 if log else 1e-300)
+        m = xs.max(axis=dim, keepdims=True)
+        want = (m + np.log(np.exp(xs - m).sum(axis=dim, keepdims=True))
+                ).squeeze(dim)
+        np.testing.assert_allclose(to_np(tl.logsumexp(t, dim)), want,
+                                   rtol=1e-14)
