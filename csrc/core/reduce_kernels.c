@@ -295,6 +295,19 @@ static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
 
 #if defined(__GNUC__)
 typedef float tl_v8f __attribute__((vector_size(32)));
+
+/* The 64 floats at p into the tl_v8f variables v0 .. v7. */
+#define LOAD64(v, p)                                                        \
+    do {                                                                    \
+        memcpy(&v##0, (p), sizeof v##0);                                    \
+        memcpy(&v##1, (p) + 8, sizeof v##1);                                \
+        memcpy(&v##2, (p) + 16, sizeof v##2);                               \
+        memcpy(&v##3, (p) + 24, sizeof v##3);                               \
+        memcpy(&v##4, (p) + 32, sizeof v##4);                               \
+        memcpy(&v##5, (p) + 40, sizeof v##5);                               \
+        memcpy(&v##6, (p) + 48, sizeof v##6);                               \
+        memcpy(&v##7, (p) + 56, sizeof v##7);                               \
+    } while (0)
 #endif
 
 /* Note [Float32 lane blocks]
@@ -332,28 +345,14 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
         const int64_t end = m - i >= F32_BLOCK ? i + F32_BLOCK
                                                : i + (m - i) / 64 * 64;
         tl_v8f a0, a1, a2, a3, a4, a5, a6, a7;
-        memcpy(&a0, q + i, sizeof a0);
-        memcpy(&a1, q + i + 8, sizeof a1);
-        memcpy(&a2, q + i + 16, sizeof a2);
-        memcpy(&a3, q + i + 24, sizeof a3);
-        memcpy(&a4, q + i + 32, sizeof a4);
-        memcpy(&a5, q + i + 40, sizeof a5);
-        memcpy(&a6, q + i + 48, sizeof a6);
-        memcpy(&a7, q + i + 56, sizeof a7);
+        LOAD64(a, q + i);
         for (i += 64; i < end; i += 64) {
             tl_v8f x0, x1, x2, x3, x4, x5, x6, x7;
             PREFETCH_AHEAD(q + i);
             PREFETCH_AHEAD(q + i + 16);
             PREFETCH_AHEAD(q + i + 32);
             PREFETCH_AHEAD(q + i + 48);
-            memcpy(&x0, q + i, sizeof x0);
-            memcpy(&x1, q + i + 8, sizeof x1);
-            memcpy(&x2, q + i + 16, sizeof x2);
-            memcpy(&x3, q + i + 24, sizeof x3);
-            memcpy(&x4, q + i + 32, sizeof x4);
-            memcpy(&x5, q + i + 40, sizeof x5);
-            memcpy(&x6, q + i + 48, sizeof x6);
-            memcpy(&x7, q + i + 56, sizeof x7);
+            LOAD64(x, q + i);
             a0 += x0;
             a1 += x1;
             a2 += x2;
@@ -544,6 +543,17 @@ static inline void prefetch_rows8(const char *base, int64_t off,
         }                                                                   \
     } while (0)
 
+/* On contiguous columns (cs the size of T), FN on the rows from r on in
+ * blocks of 8 while 8 are left before re; r and off advance past them. */
+#define COLS8_RUN(FN, T, acc, base, rs, idx, off, r, re, cs, n)             \
+    do {                                                                    \
+        if ((cs) == (int64_t)sizeof(T)) {                                   \
+            for (; (re) - (r) >= 8; (r) += 8) {                             \
+                COLS8_CALL(FN, T, acc, base, rs, idx, off, n);              \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+
 /* Calls FN on the next 8 rows of (rs, idx, off) as T pointers and
  * advances off past them. */
 #define COLS8_CALL(FN, T, acc, base, rs, idx, off, n)                       \
@@ -596,11 +606,7 @@ static inline void prefetch_rows8(const char *base, int64_t off,
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         int64_t r = rb;                                                     \
-        if (cs == (int64_t)sizeof(T)) {                                     \
-            for (; re - r >= 8; r += 8) {                                   \
-                COLS8_CALL(NAME##8_##N, T, acc, base, rs, idx, off, n);        \
-            }                                                               \
-        }                                                                   \
+        COLS8_RUN(NAME##8_##N, T, acc, base, rs, idx, off, r, re, cs, n);   \
         for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) {                                 \
@@ -658,11 +664,7 @@ DEF_ISUM(u64, uint64_t, U64U)
         int64_t idx[TL_MAX_DIMS];                                           \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         int64_t r = rb;                                                     \
-        if (cs == (int64_t)sizeof(T)) {                                     \
-            for (; re - r >= 8; r += 8) {                                   \
-                COLS8_CALL(fsum8_##N, T, acc, base, rs, idx, off, n);       \
-            }                                                               \
-        }                                                                   \
+        COLS8_RUN(fsum8_##N, T, acc, base, rs, idx, off, r, re, cs, n);     \
         for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) {                                 \
@@ -959,11 +961,7 @@ DEF_IPROD(u64, uint64_t, U64U)
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         int64_t r = rb;                                                     \
-        if (cs == (int64_t)sizeof(T)) {                                     \
-            for (; re - r >= 8; r += 8) {                                   \
-                COLS8_CALL(fprod8_##N, T, acc, base, rs, idx, off, n);      \
-            }                                                               \
-        }                                                                   \
+        COLS8_RUN(fprod8_##N, T, acc, base, rs, idx, off, r, re, cs, n);    \
         for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) {                                 \
@@ -1703,11 +1701,7 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         int64_t r = rb;                                                     \
-        if (cs == (int64_t)sizeof(T)) {                                     \
-            for (; re - r >= 8; r += 8) {                                   \
-                COLS8_CALL(NAME##8_##N, T, acc, base, rs, idx, off, n);     \
-            }                                                               \
-        }                                                                   \
+        COLS8_RUN(NAME##8_##N, T, acc, base, rs, idx, off, r, re, cs, n);   \
         for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) { /* typed: vectorises */         \
