@@ -96,6 +96,18 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Spins while busy(arg) holds, for at most TL_SPIN_NS; called without mu. */
+static void spin_while(bool (*busy)(uint64_t), uint64_t arg)
+{
+    const int64_t t0 = now_ns();
+    for (int i = 1; busy(arg); i++) {
+        cpu_relax();
+        if ((i & 63) == 0 && now_ns() - t0 > TL_SPIN_NS) {
+            return;
+        }
+    }
+}
+
 static atomic_int num_threads; /* 0: not set, use the core count */
 static _Thread_local int in_region;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -212,6 +224,20 @@ static void run_tasks(void (*task)(void *, int64_t), void *ctx, int64_t n)
     }
 }
 
+/* spin_while's conditions: no job after generation `seen` yet; the
+ * current job still has tasks or workers. */
+static bool no_new_job(uint64_t seen)
+{
+    return __atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == seen;
+}
+
+static bool job_running(uint64_t unused)
+{
+    (void)unused;
+    return atomic_load(&pool.pending) > 0 ||
+           __atomic_load_n(&pool.active, __ATOMIC_ACQUIRE) > 0;
+}
+
 static void *worker_main(void *arg)
 {
     const int id = (int)(intptr_t)arg;
@@ -222,15 +248,7 @@ static void *worker_main(void *arg)
         if (pool.generation == seen) {
             /* Note [Spin before sleeping] */
             pthread_mutex_unlock(&pool.mu);
-            const int64_t t0 = now_ns();
-            for (int i = 1;
-                 __atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) == seen;
-                 i++) {
-                cpu_relax();
-                if ((i & 63) == 0 && now_ns() - t0 > TL_SPIN_NS) {
-                    break;
-                }
-            }
+            spin_while(no_new_job, seen);
             pthread_mutex_lock(&pool.mu);
         }
         while (pool.generation == seen) {
@@ -321,16 +339,7 @@ static bool pool_run(int nthreads, int64_t ntasks,
     if (atomic_load(&pool.pending) > 0 || pool.active > 0) {
         /* Note [Spin before sleeping] */
         pthread_mutex_unlock(&pool.mu);
-        const int64_t t0 = now_ns();
-        for (int i = 1;
-             atomic_load(&pool.pending) > 0 ||
-             __atomic_load_n(&pool.active, __ATOMIC_ACQUIRE) > 0;
-             i++) {
-            cpu_relax();
-            if ((i & 63) == 0 && now_ns() - t0 > TL_SPIN_NS) {
-                break;
-            }
-        }
+        spin_while(job_running, 0);
         pthread_mutex_lock(&pool.mu);
     }
     while (atomic_load(&pool.pending) > 0 || pool.active > 0) {
