@@ -33,16 +33,9 @@ static bool device_valid(tl_device d)
  * ~4 ns but can make dlopen of the extension fail when static TLS runs
  * short.)  Plain malloc also lets ASan catch any use of a dead block. */
 
-/* Returns: a block struct with refcount 1 and no memory, or NULL after
- * recording TL_ERR_MEMORY. */
-static tl_block *block_new(tl_device dev)
+/* Fills *b as a block with refcount 1 and no memory. */
+static void block_init(tl_block *b, tl_device dev, tl_bundle *bundle)
 {
-    tl_block *b = tl_fault_malloc(sizeof(*b));
-
-    if (b == NULL) {
-        tl_error(TL_ERR_MEMORY, "failed to allocate a memory block record");
-        return NULL;
-    }
     atomic_init(&b->refcnt, 1);
     b->ptr = NULL;
     b->nbytes = 0;
@@ -57,6 +50,20 @@ static tl_block *block_new(tl_device dev)
     b->owner_ctx = NULL;
     b->stream = -1;
     atomic_init(&b->pending, NULL);
+    b->bundle = bundle;
+}
+
+/* Returns: a block struct with refcount 1 and no memory, or NULL after
+ * recording TL_ERR_MEMORY. */
+static tl_block *block_new(tl_device dev)
+{
+    tl_block *b = tl_fault_malloc(sizeof(*b));
+
+    if (b == NULL) {
+        tl_error(TL_ERR_MEMORY, "failed to allocate a memory block record");
+        return NULL;
+    }
+    block_init(b, dev, NULL);
     return b;
 }
 
@@ -128,36 +135,61 @@ static tl_block_maker maker_of(const tl_allocator *a)
     return NULL;
 }
 
-tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
-                              size_t nbytes, size_t alignment)
+/* The checks of a block request of a: 0 or an error (recorded).  Last,
+ * the choke point for data bytes (Note [Fault injection]). */
+static int alloc_check(const tl_allocator *a, tl_memkind kind, size_t nbytes,
+                       size_t alignment)
 {
-    tl_block *b = NULL;
-    void *p;
-
     if (a == NULL) {
-        tl_error(TL_ERR_VALUE, "allocator is NULL");
-        return NULL;
+        return tl_error(TL_ERR_VALUE, "allocator is NULL");
     }
     if ((int)kind < 0 || kind >= TL_MEMKIND_COUNT) {
-        tl_error(TL_ERR_VALUE, "memory kind %d is out of range", (int)kind);
-        return NULL;
+        return tl_error(TL_ERR_VALUE, "memory kind %d is out of range",
+                        (int)kind);
     }
     if (tl_memkind_is_host(kind) && a->device.type != TL_DEVICE_CPU) {
         char dev[32];
         tl_device_format(a->device, dev, sizeof(dev));
-        tl_error(TL_ERR_VALUE,
-                 "memory kind %s is a host kind and cannot be used on "
-                 "device %s",
-                 tl_memkind_name(kind), dev);
-        return NULL;
+        return tl_error(TL_ERR_VALUE,
+                        "memory kind %s is a host kind and cannot be used "
+                        "on device %s",
+                        tl_memkind_name(kind), dev);
     }
-    if (tl_check_alignment(alignment) < 0) {
-        return NULL;
+    int rc = tl_check_alignment(alignment);
+    if (rc < 0) {
+        return rc;
     }
-    /* The choke point for data bytes (Note [Fault injection]). */
     if (tl_fault_hit()) {
-        tl_error(TL_ERR_MEMORY, "failed to allocate %zu bytes "
-                 "(injected allocation failure)", nbytes);
+        return tl_error(TL_ERR_MEMORY, "failed to allocate %zu bytes "
+                        "(injected allocation failure)", nbytes);
+    }
+    return 0;
+}
+
+/* Takes nbytes from a into b (a fresh struct without memory).  Returns 0
+ * or an error (the allocator recorded it). */
+static int alloc_bytes(tl_block *b, const tl_allocator *a, tl_memkind kind,
+                       size_t nbytes, size_t alignment)
+{
+    void *p = a->allocate(a->ctx, nbytes, alignment);
+    if (p == NULL) {
+        int rc = tl_error_kind();
+        return rc < 0 ? rc : tl_error(TL_ERR_MEMORY, "failed to allocate "
+                                      "%zu bytes", nbytes);
+    }
+    b->ptr = p;
+    b->nbytes = nbytes;
+    b->kind = (uint8_t)kind;
+    b->owner = a;
+    return 0;
+}
+
+tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
+                              size_t nbytes, size_t alignment)
+{
+    tl_block *b = NULL;
+
+    if (alloc_check(a, kind, nbytes, alignment) < 0) {
         return NULL;
     }
     tl_block_maker make = maker_of(a);
@@ -168,19 +200,25 @@ tl_block *tl_block_alloc_from(const tl_allocator *a, tl_memkind kind,
     if (b == NULL) {
         return NULL;
     }
-    p = a->allocate(a->ctx, nbytes, alignment);
-    if (p == NULL) {
-        goto fail; /* the allocator recorded the error */
+    if (alloc_bytes(b, a, kind, nbytes, alignment) < 0) {
+        free(b);
+        return NULL;
     }
-    b->ptr = p;
-    b->nbytes = nbytes;
-    b->kind = (uint8_t)kind;
-    b->owner = a;
     return b;
+}
 
-fail:
-    free(b);
-    return NULL;
+int tl_block_alloc_embedded(tl_block *b, tl_bundle *h, const tl_allocator *a,
+                            tl_memkind kind, size_t nbytes, size_t alignment)
+{
+    int rc;
+    if (a != NULL && maker_of(a) != NULL) {
+        return 1;
+    }
+    if ((rc = alloc_check(a, kind, nbytes, alignment)) < 0) {
+        return rc;
+    }
+    block_init(b, a->device, h);
+    return alloc_bytes(b, a, kind, nbytes, alignment);
 }
 
 tl_block *tl_block_wrap(void *ptr, size_t nbytes, tl_device dev,
@@ -245,6 +283,16 @@ void tl_block_decref(tl_block *b)
         atomic_fetch_sub_explicit(&b->refcnt, 1, memory_order_acq_rel) != 1) {
         return;
     }
+    tl_block_release_bytes(b);
+    if (b->bundle != NULL) {
+        tl_bundle_put(b->bundle);
+    } else {
+        free(b);
+    }
+}
+
+void tl_block_release_bytes(tl_block *b)
+{
     /* A device copy may still be writing into the memory. */
     tl_block_sync(b);
     if (b->hooks != NULL) {
@@ -256,7 +304,6 @@ void tl_block_decref(tl_block *b)
     else if (b->deleter != NULL) {
         b->deleter(b->deleter_ctx);
     }
-    free(b);
 }
 
 void *tl_block_ptr(const tl_block *b)

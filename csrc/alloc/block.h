@@ -7,6 +7,7 @@
 #endif
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "tensorlib/alloc.h"
 
@@ -43,7 +44,44 @@ struct tl_block {
      * [Pending host reads] in block.c).  Set by a device plug-in; the
      * first host access waits for it. */
     _Atomic(struct tl_block_pending *) pending;
+    /* The bundle this struct lies in (Note [Metadata bundles] in
+     * csrc/core/tensor.c), or NULL for a struct of its own. */
+    struct tl_bundle *bundle;
 };
+
+/* ---- metadata bundles (Note [Metadata bundles] in csrc/core/tensor.c) --- */
+
+/* The head of one malloc'd allocation that holds several refcounted
+ * metadata structs (its parts) which may die at different times: each
+ * part's death puts one part, and the last put frees the allocation, of
+ * which the head is the first member. */
+typedef struct tl_bundle {
+    atomic_int parts; /* parts not yet dead */
+} tl_bundle;
+
+/* One part of h died; frees h's allocation when it was the last.  A count
+ * of 1 is the caller's alone (Note [Last-reference fast path]). */
+static inline void tl_bundle_put(tl_bundle *h)
+{
+    if (atomic_load_explicit(&h->parts, memory_order_acquire) == 1 ||
+        atomic_fetch_sub_explicit(&h->parts, 1, memory_order_acq_rel) == 1) {
+        free(h);
+    }
+}
+
+/* Fills *b, a struct inside bundle h, as a block of nbytes from a with
+ * refcount 1: tl_block_alloc_from without the struct's malloc.  Returns 0;
+ * 1 when a makes its own blocks (a workspace arena: b is untouched, make
+ * the block with tl_block_alloc_from); or an error (recorded), with
+ * nothing in b to release. */
+int tl_block_alloc_embedded(tl_block *b, tl_bundle *h, const tl_allocator *a,
+                            tl_memkind kind, size_t nbytes, size_t alignment);
+
+/* Gives b's bytes back to their owner (allocator, deleter or owner hooks)
+ * once its pending device write is done; the struct stays.  For the owner
+ * of b's last reference, which frees the struct itself (a bundle dying
+ * whole). */
+void tl_block_release_bytes(tl_block *b);
 
 /* ---- pending host reads (Note [Pending host reads] in block.c) ---------- */
 

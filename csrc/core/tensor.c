@@ -14,6 +14,23 @@
 
 /* ---- storage ------------------------------------------------------------ */
 
+/* Fills *s as a storage over [offset, offset + nbytes) of b, refcount 1,
+ * lying in bundle (or NULL).  Takes the caller's reference to b. */
+static void storage_init(tl_storage *s, tl_block *b, int64_t offset,
+                         int64_t nbytes, bool resizable, tl_bundle *bundle)
+{
+    atomic_init(&s->refcnt, 1);
+    s->block = b;
+    s->offset = offset;
+    s->nbytes = nbytes;
+    s->nbytes_hw = nbytes;
+    s->resizable = resizable;
+    atomic_init(&s->exports, 0);
+    s->pyobj = NULL;
+    atomic_init(&s->cow, 0);
+    s->bundle = bundle;
+}
+
 /* A storage over [offset, offset + nbytes) of b.  With adopt, the caller's
  * reference to b passes to the storage on success; else b is increfed.
  * Returns: new reference, or NULL. */
@@ -25,18 +42,10 @@ static tl_storage *storage_make_ex(tl_block *b, int64_t offset,
         tl_error(TL_ERR_MEMORY, "out of memory for a storage");
         return NULL;
     }
-    atomic_init(&s->refcnt, 1);
     if (!adopt) {
         tl_block_incref(b);
     }
-    s->block = b;
-    s->offset = offset;
-    s->nbytes = nbytes;
-    s->nbytes_hw = nbytes;
-    s->resizable = resizable;
-    atomic_init(&s->exports, 0);
-    s->pyobj = NULL;
-    atomic_init(&s->cow, 0);
+    storage_init(s, b, offset, nbytes, resizable, NULL);
     return s;
 }
 
@@ -102,6 +111,17 @@ void tl_storage_incref(tl_storage *s)
     atomic_fetch_add_explicit(&s->refcnt, 1, memory_order_relaxed);
 }
 
+/* Frees p, a metadata struct, or puts its part of the bundle it lies
+ * in. */
+static void meta_free(void *p, tl_bundle *bundle)
+{
+    if (bundle) {
+        tl_bundle_put(bundle);
+    } else {
+        free(p);
+    }
+}
+
 /* Note [Last-reference fast path]
  * A decref that finds the count at 1 holds the only reference: nobody else
  * can incref (only holders may), so the object is freed without the atomic
@@ -121,7 +141,7 @@ void tl_storage_decref(tl_storage *s)
     }
     TL_ASSERT(atomic_load(&s->exports) == 0);
     tl_block_decref(s->block);
-    free(s);
+    meta_free(s, s->bundle);
 }
 
 int64_t tl_storage_nbytes(const tl_storage *s) { return s->nbytes; }
@@ -159,6 +179,13 @@ void tl_storage_export_end(tl_storage *s)
 
 /* ---- version counters --------------------------------------------------- */
 
+static void version_init(tl_version *v, tl_bundle *bundle)
+{
+    atomic_init(&v->refcnt, 1);
+    atomic_init(&v->value, 0);
+    v->bundle = bundle;
+}
+
 static tl_version *version_new(void)
 {
     tl_version *v = tl_fault_malloc(sizeof *v);
@@ -166,8 +193,7 @@ static tl_version *version_new(void)
         tl_error(TL_ERR_MEMORY, "out of memory for a version counter");
         return NULL;
     }
-    atomic_init(&v->refcnt, 1);
-    atomic_init(&v->value, 0);
+    version_init(v, NULL);
     return v;
 }
 
@@ -182,7 +208,7 @@ static bool version_borrowed(const tl_tensor_impl *t)
 static void version_decref(tl_version *v)
 {
     if (v && last_ref(&v->refcnt)) {
-        free(v);
+        meta_free(v, v->bundle);
     }
 }
 
@@ -237,28 +263,14 @@ int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
     return 0;
 }
 
-/* A fresh impl over s with the given version counter and base (increfed);
- * metadata validated by the caller.  With adopt, the caller's references
- * to s and version pass to the impl on success (no atomic pair on the
- * creation path); on failure they stay the caller's.  Without adopt, both
- * are increfed.  Returns: new reference, or NULL. */
-static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
-                                    int ndim, const int64_t *sizes,
-                                    const int64_t *strides, tl_dtype dt,
-                                    tl_version *version, tl_tensor_impl *base,
-                                    bool adopt)
+/* Fills *t (its sizes and strides arrays already reserved for ndim) as
+ * an impl over s with the given version counter and base, lying in bundle
+ * (or NULL); the references as impl_make_ex takes them. */
+static void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
+                      int ndim, const int64_t *sizes, const int64_t *strides,
+                      tl_dtype dt, tl_version *version, tl_tensor_impl *base,
+                      bool adopt, tl_bundle *bundle)
 {
-    tl_tensor_impl *t = tl_fault_malloc(sizeof *t);
-    if (!t) {
-        tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
-        return NULL;
-    }
-    t->sizes = t->inline_sizes;
-    t->strides = t->inline_strides;
-    if (impl_reserve_dims(t, ndim) < 0) {
-        free(t);
-        return NULL;
-    }
     atomic_init(&t->refcnt, 1);
     /* Note [Views borrow from their base]
      * A view's base is its root, which it holds (one reference) for as
@@ -301,6 +313,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     }
     t->base = base;
     t->pyobj = NULL;
+    t->bundle = bundle;
     int64_t numel = 1;
     for (int d = 0; d < ndim; d++) {
         t->sizes[d] = sizes[d];
@@ -310,6 +323,32 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     t->ndim = ndim;
     t->numel = numel;
     tl_impl_refresh_flags(t);
+}
+
+/* A fresh impl over s with the given version counter and base (increfed);
+ * metadata validated by the caller.  With adopt, the caller's references
+ * to s and version pass to the impl on success (no atomic pair on the
+ * creation path); on failure they stay the caller's.  Without adopt, both
+ * are increfed.  Returns: new reference, or NULL. */
+static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
+                                    int ndim, const int64_t *sizes,
+                                    const int64_t *strides, tl_dtype dt,
+                                    tl_version *version, tl_tensor_impl *base,
+                                    bool adopt)
+{
+    tl_tensor_impl *t = tl_fault_malloc(sizeof *t);
+    if (!t) {
+        tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
+        return NULL;
+    }
+    t->sizes = t->inline_sizes;
+    t->strides = t->inline_strides;
+    if (impl_reserve_dims(t, ndim) < 0) {
+        free(t);
+        return NULL;
+    }
+    impl_init(t, s, storage_offset, ndim, sizes, strides, dt, version, base,
+              adopt, NULL);
     return t;
 }
 
@@ -322,22 +361,75 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
                         base, false);
 }
 
-tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
-                                       tl_dtype dt, tl_device dev,
-                                       tl_memkind kind, tl_memory_format fmt)
+/* Note [Metadata bundles]
+ * A fresh tensor needs four metadata structs: its impl, a storage, a
+ * version counter and the block record of its bytes.  Four mallocs and
+ * frees were a fifth of the instructions of `a + b` on 10 floats (issue
+ * 22), so a fresh tensor takes them in one allocation, a bundle, when its
+ * allocator hands out plain bytes (a workspace arena makes its own block
+ * records: those tensors take the four structs as before) and its dims
+ * fit inline.  The four still live and die independently -- a view keeps
+ * the root impl, an exported array the block, set_ moves a storage to
+ * another impl -- so each struct records its bundle and puts one part of
+ * it when it dies (meta_free, tl_block_decref); the last part frees the
+ * allocation.  The common death is whole: the impl holds the only
+ * reference to its own storage and counter, and the storage the only one
+ * to its own block, so tl_tensor_decref gives the bytes back and frees
+ * the bundle at once, without touching the part count (bundle_dies_whole).
+ * The cost: a bundle's memory (about 400 bytes) stays until its last part
+ * dies, e.g. while a NumPy array still exports the block of a dead
+ * tensor; and ASan sees a use of a dead part as a use of live memory
+ * until the whole bundle goes. */
+typedef struct tensor_bundle {
+    tl_bundle head; /* first: freeing it frees the bundle */
+    tl_block block;
+    tl_storage storage;
+    tl_version version;
+    tl_tensor_impl impl;
+} tensor_bundle;
+
+enum { BUNDLE_PARTS = 4 };
+
+/* A fresh root tensor over nbytes of new memory from (dev, kind) with the
+ * given layout (validated, within nbytes).  Returns: new reference, or
+ * NULL. */
+static tl_tensor_impl *fresh_tensor(int ndim, const int64_t *sizes,
+                                    const int64_t *strides, tl_dtype dt,
+                                    tl_device dev, tl_memkind kind,
+                                    int64_t nbytes)
 {
-    int64_t strides[TL_MAX_DIMS];
-    int64_t nbytes;
     tl_storage *s = NULL;
     tl_version *v = NULL;
     tl_tensor_impl *t = NULL;
-    if (!tl_dtype_valid(dt)) {
-        tl_error(TL_ERR_TYPE, "invalid dtype code %d", (int)dt);
-        return NULL;
-    }
-    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(dt), NULL, &nbytes) < 0
-        || tl_dense_strides(ndim, sizes, fmt, strides) < 0) {
-        return NULL;
+    if (ndim <= TL_INLINE_DIMS) {
+        const tl_allocator *a = tl_registry_get(dev, kind);
+        if (!a) {
+            return NULL;
+        }
+        tensor_bundle *bu = tl_fault_malloc(sizeof *bu);
+        if (!bu) {
+            tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
+            return NULL;
+        }
+        int rc = tl_block_alloc_embedded(&bu->block, &bu->head, a, kind,
+                                         (size_t)nbytes, TL_CPU_ALIGNMENT);
+        if (rc == 0) {
+            atomic_init(&bu->head.parts, BUNDLE_PARTS);
+            storage_init(&bu->storage, &bu->block, 0, nbytes, true,
+                         &bu->head);
+            version_init(&bu->version, &bu->head);
+            t = &bu->impl;
+            t->sizes = t->inline_sizes;
+            t->strides = t->inline_strides;
+            impl_init(t, &bu->storage, 0, ndim, sizes, strides, dt,
+                      &bu->version, NULL, true, &bu->head);
+            return t;
+        }
+        free(bu);
+        if (rc < 0) {
+            return NULL;
+        }
+        /* rc == 1: the allocator makes its own block records */
     }
     s = tl_storage_new(dev, kind, nbytes);
     if (!s) {
@@ -349,13 +441,52 @@ tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
     }
     t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true);
     if (t) {
-        t->memory_format = (int8_t)(fmt == TL_FORMAT_PRESERVE
-                                        ? TL_FORMAT_CONTIGUOUS : fmt);
         return t; /* s and v now belong to t */
     }
 done:
     version_decref(v);
     tl_storage_decref(s);
+    return t;
+}
+
+/* Whether t, the last reference to a bundled impl, takes its whole bundle
+ * with it (Note [Metadata bundles]): it holds its own storage and counter,
+ * each only by t, and the storage holds its own block, only by it.  Nobody
+ * else holds them, so nobody can take a reference meanwhile. */
+static bool bundle_dies_whole(const tl_tensor_impl *t)
+{
+    const tensor_bundle *bu = (const tensor_bundle *)(const void *)t->bundle;
+    return t == &bu->impl && !t->base && t->nretired == 0 &&
+           t->storage == &bu->storage && t->version == &bu->version &&
+           bu->storage.block == &bu->block &&
+           atomic_load_explicit(&bu->storage.refcnt,
+                                memory_order_acquire) == 1 &&
+           atomic_load_explicit(&bu->version.refcnt,
+                                memory_order_acquire) == 1 &&
+           atomic_load_explicit(&bu->block.refcnt,
+                                memory_order_acquire) == 1;
+}
+
+tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
+                                       tl_dtype dt, tl_device dev,
+                                       tl_memkind kind, tl_memory_format fmt)
+{
+    int64_t strides[TL_MAX_DIMS];
+    int64_t nbytes;
+    tl_tensor_impl *t;
+    if (!tl_dtype_valid(dt)) {
+        tl_error(TL_ERR_TYPE, "invalid dtype code %d", (int)dt);
+        return NULL;
+    }
+    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(dt), NULL, &nbytes) < 0
+        || tl_dense_strides(ndim, sizes, fmt, strides) < 0) {
+        return NULL;
+    }
+    t = fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes);
+    if (t) {
+        t->memory_format = (int8_t)(fmt == TL_FORMAT_PRESERVE
+                                        ? TL_FORMAT_CONTIGUOUS : fmt);
+    }
     return t;
 }
 
@@ -371,9 +502,6 @@ tl_tensor_impl *tl_tensor_empty_strided(int ndim, const int64_t *sizes,
                                         tl_device dev, tl_memkind kind)
 {
     int64_t numel, extent = 0, nbytes;
-    tl_storage *s = NULL;
-    tl_version *v = NULL;
-    tl_tensor_impl *t = NULL;
     if (!tl_dtype_valid(dt)) {
         tl_error(TL_ERR_TYPE, "invalid dtype code %d", (int)dt);
         return NULL;
@@ -406,22 +534,7 @@ tl_tensor_impl *tl_tensor_empty_strided(int ndim, const int64_t *sizes,
     } else {
         nbytes = 0;
     }
-    s = tl_storage_new(dev, kind, nbytes);
-    if (!s) {
-        goto done;
-    }
-    v = version_new();
-    if (!v) {
-        goto done;
-    }
-    t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true);
-    if (t) {
-        return t; /* s and v now belong to t */
-    }
-done:
-    version_decref(v);
-    tl_storage_decref(s);
-    return t;
+    return fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes);
 }
 
 tl_tensor_impl *tl_tensor_new(tl_storage *s, int64_t storage_offset, int ndim,
@@ -500,6 +613,16 @@ void tl_tensor_decref(tl_tensor_impl *t)
     if (!t || !last_ref(&t->refcnt)) {
         return;
     }
+    if (t->bundle && bundle_dies_whole(t)) {
+        TL_ASSERT(atomic_load(&t->storage->exports) == 0);
+        tl_block_release_bytes(t->storage->block);
+        free(t->retired);
+        if (t->sizes != t->inline_sizes) {
+            free(t->sizes);
+        }
+        free(t->bundle);
+        return;
+    }
     if (!t->storage_borrowed) {
         tl_storage_decref(t->storage);
     }
@@ -514,7 +637,7 @@ void tl_tensor_decref(tl_tensor_impl *t)
     if (t->sizes != t->inline_sizes) {
         free(t->sizes);
     }
-    free(t);
+    meta_free(t, t->bundle);
 }
 
 int64_t tl_tensor_refcount(const tl_tensor_impl *t)

@@ -33,6 +33,8 @@ struct tl_storage {
     /* TL_COW_* bits (Note [Copy-on-write storages] in cow.c): block is
      * shared with other lazy clones; 0 for every other storage. */
     atomic_uchar cow;
+    tl_bundle *bundle;        /* Note [Metadata bundles] (tensor.c): the
+                                 bundle it lies in, or NULL */
 };
 
 enum {
@@ -46,6 +48,7 @@ enum {
 struct tl_version {
     atomic_llong refcnt;
     atomic_ullong value;
+    tl_bundle *bundle;        /* as the storage's */
 };
 
 struct tl_tensor_impl {
@@ -70,6 +73,7 @@ struct tl_tensor_impl {
     tl_tensor_impl *base;     /* strong; the root of a view, never a view;
                                  NULL for a root */
     void *pyobj;              /* borrowed back-pointer (csrc/python) */
+    tl_bundle *bundle;        /* as the storage's */
     /* sizes/strides point at the inline arrays when ndim <= 5, else at
      * heap arrays owned by the impl.  Strides are in elements; may be 0
      * (broadcast) or negative; ignored where the size is 1. */
