@@ -265,8 +265,12 @@ int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
 
 /* Fills *t (its sizes and strides arrays already reserved for ndim) as
  * an impl over s with the given version counter and base, lying in bundle
- * (or NULL); the references as impl_make_ex takes them. */
-static void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
+ * (or NULL); the references as impl_make_ex takes them.  Inlined into its
+ * two callers: a view is made by the call's argument passing otherwise. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
                       int ndim, const int64_t *sizes, const int64_t *strides,
                       tl_dtype dt, tl_version *version, tl_tensor_impl *base,
                       bool adopt, tl_bundle *bundle)
