@@ -49,10 +49,11 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-if ROOT not in sys.path:
+try:  # the tensorlib already imported or installed, else the source tree's
+    import tensorlib
+except ImportError:
     sys.path.insert(0, ROOT)
-
-import tensorlib  # noqa: E402
+    import tensorlib  # noqa: E402
 from tensorlib import _C  # noqa: E402
 
 LD = np.longdouble

@@ -34,14 +34,26 @@ _torch_ran = {"passed": 0}
 
 
 def pytest_configure(config):
+    # Import tensorlib before any test module runs: the build that the
+    # environment selects (PYTHONPATH: the sanitizer or coverage build) is
+    # then the one every test gets, even a test whose helpers put the
+    # source tree first on sys.path (benchmarks/accuracy.py), where the
+    # editable install's finder would load the in-place _C instead.
+    import tensorlib
+
     # The sanitizer phase of CI must test the sanitizer build, not the
     # editable install next to the sources.
     if os.environ.get("TENSORLIB_EXPECT_SANITIZER"):
-        import tensorlib
-
         assert tensorlib._C._testing.sanitizer_build(), (
             "expected the sanitizer build of tensorlib, imported "
             + tensorlib.__file__)
+    # tools/coverage.sh: the package and its _C from this directory.
+    where = os.environ.get("TENSORLIB_EXPECT_ROOT")
+    if where:
+        where = os.path.realpath(where) + os.sep
+        for f in (tensorlib.__file__, tensorlib._C.__file__):
+            assert os.path.realpath(f).startswith(where), (
+                "expected tensorlib from " + where + ", imported " + f)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -32,11 +32,15 @@ set +e
 rc=0
 # 4. pytest against the coverage build (test_c_core.py rebuilds and runs
 #    the C tests of step 1 in the normal build: left out).
+#    TENSORLIB_EXPECT_ROOT makes conftest.py refuse any other tensorlib
+#    (the editable install's in-place build would count nothing).
 (cd /tmp && PYTHONPATH="$ROOT/build-cov/pylib" TENSORLIB_REQUIRE_TORCH=1 \
+    TENSORLIB_EXPECT_ROOT="$ROOT/build-cov/pylib" \
     "$PY" -m pytest -q -p no:cacheprovider "$@" \
     --ignore="$ROOT/tests/test_c_core.py" ${COV_TESTS:-"$ROOT/tests"}) || rc=1
 # 5. the GPU tests over the emulated CUDA runtime.
 (cd /tmp && PYTHONPATH="$ROOT/build-cov-cuda/pylib" \
+    TENSORLIB_EXPECT_ROOT="$ROOT/build-cov-cuda/pylib" \
     TENSORLIB_EXPECT_CUDA=emulate "$PY" -m pytest -q -p no:cacheprovider \
     "$ROOT/tests/test_cuda.py") || rc=1
 # 6. the report.  Threads make gcov's counters racy: negative counts are
