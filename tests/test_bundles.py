@@ -6,6 +6,7 @@ allocator's bytes and the C heap to where they were."""
 import ctypes
 import ctypes.util
 import gc
+import sys
 
 import numpy as np
 import pytest
@@ -99,6 +100,30 @@ def detach_shares_storage(rng):
     np.testing.assert_array_equal(v.numpy(), 2 * x[::2])
 
 
+def from_numpy_parts(rng):
+    x = rng.standard_normal(12)
+    t = tl.from_numpy(x)  # external memory: a wrapped block in the bundle
+    v = t[3:]
+    s = t.untyped_storage()
+    del t
+    np.testing.assert_array_equal(v.numpy(), x[3:])
+    del v
+    assert s.nbytes() == 96
+
+
+def frombuffer_parts(rng):
+    buf = bytearray(rng.bytes(16))
+    t = tl.frombuffer(buf, dtype=tl.uint8)
+    u = tl.empty(0, dtype=tl.uint8)
+    u.set_(t.untyped_storage(), 4, (4,), (1,))
+    del t
+    assert bytes(u.numpy()) == bytes(buf[4:8])
+    with pytest.raises(BufferError):
+        buf.append(0)  # still exported: u holds the buffer
+    del u
+    buf.append(0)  # every part gone: the buffer is released
+
+
 def whole(rng):
     x, t = _fresh(rng)
     np.testing.assert_array_equal((t + t).numpy(), x + x)
@@ -107,7 +132,20 @@ def whole(rng):
 SCENARIOS = [view_outlives_root, export_outlives_tensor,
              dlpack_outlives_tensor, storage_outlives_tensor,
              storage_moves_by_set, block_replaced_by_resize,
-             detach_shares_storage, whole]
+             detach_shares_storage, from_numpy_parts, frombuffer_parts,
+             whole]
+
+
+def test_from_numpy_releases_the_array():
+    x = np.arange(10.0)
+    refs = sys.getrefcount(x)
+    for _ in range(200):
+        t = tl.from_numpy(x)
+        a = t[2:].numpy()
+        del t
+        assert a[0] == 2.0
+        del a
+    assert sys.getrefcount(x) == refs
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)

@@ -221,31 +221,58 @@ int tl_block_alloc_embedded(tl_block *b, tl_bundle *h, const tl_allocator *a,
     return alloc_bytes(b, a, kind, nbytes, alignment);
 }
 
+/* The checks of tl_block_wrap: 0 or TL_ERR_VALUE (recorded). */
+static int wrap_check(const void *ptr, size_t nbytes, tl_device dev)
+{
+    if (ptr == NULL && nbytes != 0) {
+        return tl_error(TL_ERR_VALUE, "cannot wrap NULL memory of %zu bytes",
+                        nbytes);
+    }
+    if (!device_valid(dev)) {
+        return tl_error(TL_ERR_VALUE, "cannot wrap memory on invalid device "
+                        "(type %d, index %d)", (int)dev.type,
+                        (int)dev.index);
+    }
+    return 0;
+}
+
+static void wrap_fill(tl_block *b, void *ptr, size_t nbytes, bool readonly,
+                      void (*deleter)(void *ctx), void *ctx)
+{
+    b->ptr = ptr;
+    b->nbytes = nbytes;
+    b->flags = readonly ? TL_BLOCK_READONLY : 0;
+    b->deleter = deleter;
+    b->deleter_ctx = ctx;
+}
+
 tl_block *tl_block_wrap(void *ptr, size_t nbytes, tl_device dev,
                         bool readonly, void (*deleter)(void *ctx), void *ctx)
 {
     tl_block *b;
 
-    if (ptr == NULL && nbytes != 0) {
-        tl_error(TL_ERR_VALUE, "cannot wrap NULL memory of %zu bytes",
-                 nbytes);
-        return NULL;
-    }
-    if (!device_valid(dev)) {
-        tl_error(TL_ERR_VALUE, "cannot wrap memory on invalid device "
-                 "(type %d, index %d)", (int)dev.type, (int)dev.index);
+    if (wrap_check(ptr, nbytes, dev) < 0) {
         return NULL;
     }
     b = block_new(dev);
     if (b == NULL) {
         return NULL; /* the caller still owns ptr */
     }
-    b->ptr = ptr;
-    b->nbytes = nbytes;
-    b->flags = readonly ? TL_BLOCK_READONLY : 0;
-    b->deleter = deleter;
-    b->deleter_ctx = ctx;
+    wrap_fill(b, ptr, nbytes, readonly, deleter, ctx);
     return b;
+}
+
+int tl_block_wrap_embedded(tl_block *b, tl_bundle *h, void *ptr,
+                           size_t nbytes, tl_device dev, bool readonly,
+                           void (*deleter)(void *ctx), void *ctx)
+{
+    int rc = wrap_check(ptr, nbytes, dev);
+    if (rc < 0) {
+        return rc;
+    }
+    block_init(b, dev, h);
+    wrap_fill(b, ptr, nbytes, readonly, deleter, ctx);
+    return 0;
 }
 
 tl_block *tl_block_new_owned(void *ptr, size_t nbytes, tl_device dev,

@@ -77,6 +77,12 @@ static inline void tl_bundle_put(tl_bundle *h)
 int tl_block_alloc_embedded(tl_block *b, tl_bundle *h, const tl_allocator *a,
                             tl_memkind kind, size_t nbytes, size_t alignment);
 
+/* Fills *b, a struct inside bundle h, as tl_block_wrap would make it.
+ * Returns 0, or TL_ERR_VALUE (recorded; the deleter is not called). */
+int tl_block_wrap_embedded(tl_block *b, tl_bundle *h, void *ptr,
+                           size_t nbytes, tl_device dev, bool readonly,
+                           void (*deleter)(void *ctx), void *ctx);
+
 /* Gives b's bytes back to their owner (allocator, deleter or owner hooks)
  * once its pending device write is done; the struct stays.  For the owner
  * of b's last reference, which frees the struct itself (a bundle dying

@@ -394,6 +394,22 @@ typedef struct tensor_bundle {
 
 enum { BUNDLE_PARTS = 4 };
 
+/* Makes bu, whose block is filled and whose impl has its dims reserved,
+ * one tensor: a storage over the whole block, a version counter and the
+ * impl with the given layout.  Returns: the impl (new reference). */
+static tl_tensor_impl *bundle_finish(tensor_bundle *bu, int64_t nbytes,
+                                     bool resizable, int64_t storage_offset,
+                                     int ndim, const int64_t *sizes,
+                                     const int64_t *strides, tl_dtype dt)
+{
+    atomic_init(&bu->head.parts, BUNDLE_PARTS);
+    storage_init(&bu->storage, &bu->block, 0, nbytes, resizable, &bu->head);
+    version_init(&bu->version, &bu->head);
+    impl_init(&bu->impl, &bu->storage, storage_offset, ndim, sizes, strides,
+              dt, &bu->version, NULL, true, &bu->head);
+    return &bu->impl;
+}
+
 /* A fresh root tensor over nbytes of new memory from (dev, kind) with the
  * given layout (validated, within nbytes).  Returns: new reference, or
  * NULL. */
@@ -418,16 +434,11 @@ static tl_tensor_impl *fresh_tensor(int ndim, const int64_t *sizes,
         int rc = tl_block_alloc_embedded(&bu->block, &bu->head, a, kind,
                                          (size_t)nbytes, TL_CPU_ALIGNMENT);
         if (rc == 0) {
-            atomic_init(&bu->head.parts, BUNDLE_PARTS);
-            storage_init(&bu->storage, &bu->block, 0, nbytes, true,
-                         &bu->head);
-            version_init(&bu->version, &bu->head);
             t = &bu->impl;
             t->sizes = t->inline_sizes;
             t->strides = t->inline_strides;
-            impl_init(t, &bu->storage, 0, ndim, sizes, strides, dt,
-                      &bu->version, NULL, true, &bu->head);
-            return t;
+            return bundle_finish(bu, nbytes, true, 0, ndim, sizes, strides,
+                                 dt);
         }
         free(bu);
         if (rc < 0) {
@@ -539,6 +550,51 @@ tl_tensor_impl *tl_tensor_empty_strided(int ndim, const int64_t *sizes,
         nbytes = 0;
     }
     return fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes);
+}
+
+tl_tensor_impl *tl_tensor_wrap(void *ptr, size_t nbytes, tl_device dev,
+                               bool readonly, void (*deleter)(void *ctx),
+                               void *ctx, int64_t storage_offset, int ndim,
+                               const int64_t *sizes, const int64_t *strides,
+                               tl_dtype dt)
+{
+    if (!tl_dtype_valid(dt)) {
+        tl_error(TL_ERR_TYPE, "invalid dtype code %d", (int)dt);
+        return NULL;
+    }
+    if (nbytes > (size_t)INT64_MAX) {
+        tl_error(TL_ERR_OVERFLOW, "cannot wrap %zu bytes: a storage holds "
+                 "at most INT64_MAX", nbytes);
+        return NULL;
+    }
+    if (tl_safe_numel_bytes(ndim, sizes, tl_itemsize(dt), NULL, NULL) < 0 ||
+        tl_check_in_bounds(ndim, sizes, strides, storage_offset,
+                           tl_itemsize(dt), (int64_t)nbytes) < 0) {
+        return NULL;
+    }
+    tensor_bundle *bu = tl_fault_malloc(sizeof *bu);
+    if (!bu) {
+        tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
+        return NULL;
+    }
+    tl_tensor_impl *t = &bu->impl;
+    t->sizes = t->inline_sizes;
+    t->strides = t->inline_strides;
+    if (impl_reserve_dims(t, ndim) < 0) {
+        free(bu);
+        return NULL;
+    }
+    if (tl_block_wrap_embedded(&bu->block, &bu->head, ptr, nbytes, dev,
+                               readonly, deleter, ctx) < 0) {
+        if (t->sizes != t->inline_sizes) {
+            free(t->sizes);
+        }
+        free(bu);
+        return NULL;
+    }
+    /* From here nothing fails: the deleter is the block's. */
+    return bundle_finish(bu, (int64_t)nbytes, false, storage_offset, ndim,
+                         sizes, strides, dt);
 }
 
 tl_tensor_impl *tl_tensor_new(tl_storage *s, int64_t storage_offset, int ndim,

@@ -744,23 +744,17 @@ static PyObject *py_frombuffer(PyObject *m, PyObject *const *args,
     if (count == 0 && len == 0) {
         /* PyTorch refuses empty buffers; an empty tensor is more useful. */
     }
-    tl_block *b = tl_block_wrap((char *)view->buf + offset,
-                                (size_t)(count * isz), tl_device_cpu(),
-                                readonly, release_pybuffer, view);
-    if (!b) {
+    int64_t one = 1;
+    tl_tensor_impl *t = tl_tensor_wrap((char *)view->buf + offset,
+                                       (size_t)(count * isz), tl_device_cpu(),
+                                       readonly, release_pybuffer, view, 0, 1,
+                                       &count, &one, dt);
+    if (!t) {
         tl_py_raise(st);
         goto fail;
     }
     view = NULL; /* owned by the block */
-    tl_storage *s = tl_storage_from_block(b, 0, count * isz);
-    tl_block_decref(b);
-    if (!s) {
-        return tl_py_raise(st);
-    }
-    int64_t one = 1;
-    tl_tensor_impl *t = tl_tensor_new(s, 0, 1, &count, &one, dt);
-    tl_storage_decref(s);
-    res = t ? tl_py_wrap(st, t) : tl_py_raise(st);
+    res = tl_py_wrap(st, t);
     return res;
 fail:
     if (view) {

@@ -603,22 +603,14 @@ PyObject *tl_py_from_numpy(tl_mstate *st, PyObject *obj)
     }
     char *base = (char *)PyArray_DATA(arr) + lo;
     bool readonly = !PyArray_ISWRITEABLE(arr);
-    tl_block *b = tl_block_wrap(base, (size_t)(hi - lo), tl_device_cpu(),
-                                readonly, release_array, obj);
-    if (!b) {
-        return tl_py_raise(st);
-    }
-    Py_INCREF(obj); /* owned by the block's deleter from here */
-    tl_storage *s = tl_storage_from_block(b, 0, hi - lo);
-    tl_block_decref(b);
-    if (!s) {
-        return tl_py_raise(st);
-    }
-    tl_tensor_impl *t = tl_tensor_new(s, -lo / isz, ndim, sizes, strides, dt);
-    tl_storage_decref(s);
+    tl_tensor_impl *t = tl_tensor_wrap(base, (size_t)(hi - lo),
+                                       tl_device_cpu(), readonly,
+                                       release_array, obj, -lo / isz, ndim,
+                                       sizes, strides, dt);
     if (!t) {
         return tl_py_raise(st);
     }
+    Py_INCREF(obj); /* owned by the block's deleter from here */
     return tl_py_wrap(st, t);
 }
 

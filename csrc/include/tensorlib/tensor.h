@@ -130,6 +130,20 @@ TL_API tl_tensor_impl *tl_tensor_empty_strided(int ndim, const int64_t *sizes,
                                                tl_dtype dt, tl_device dev,
                                                tl_memkind kind);
 
+/* A new tensor over nbytes of memory owned by someone else, as
+ * tl_block_wrap(ptr, nbytes, dev, readonly, deleter, ctx) wraps it, with
+ * the given layout from storage_offset (elements) on; every reachable
+ * element must lie inside the nbytes (TL_ERR_SHAPE).  One metadata
+ * allocation instead of four (Note [Metadata bundles] in tensor.c).  On
+ * failure the deleter is NOT called: the caller still owns the memory.
+ * Returns: new reference, or NULL. */
+TL_API tl_tensor_impl *tl_tensor_wrap(void *ptr, size_t nbytes, tl_device dev,
+                                      bool readonly,
+                                      void (*deleter)(void *ctx), void *ctx,
+                                      int64_t storage_offset, int ndim,
+                                      const int64_t *sizes,
+                                      const int64_t *strides, tl_dtype dt);
+
 /* A new tensor over s (increfed), with its own version counter and no
  * base.  Every reachable element must lie inside s (TL_ERR_SHAPE).
  * Returns: new reference, or NULL. */
