@@ -75,6 +75,10 @@ def main(argv=None) -> int:
     sel = [s.strip() for s in args.cases.split(",") if s.strip()]
     keys = ["tl", "np"] + (["torch"] if B.torch is not None else [])
     runs = [(None, None)]  # the empty loop
+    if sel and not any(s in c[0] for c in B.CASES for s in sel):
+        print("no small-op case id matches", args.cases, "(ids:",
+              ", ".join(c[0] for c in B.CASES) + ")")
+        return 2
     for c in B.CASES:
         if sel and not any(s in c[0] for s in sel):
             continue
@@ -120,7 +124,8 @@ def main(argv=None) -> int:
         r = [titles[cid]] + [f"{d[k]:.0f}" if k in d else "—" for k in keys]
         r.append(f"{d['tl'] / d['np']:.2f}" if d.get("np") else "—")
         rows.append(r)
-    w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    w = [max([len(h)] + [len(r[i]) for r in rows])
+         for i, h in enumerate(head)]
     print("  ".join(h.ljust(w[i]) for i, h in enumerate(head)))
     for r in rows:
         print("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
