@@ -392,6 +392,14 @@ static void long_sort(sort_ctx *C, tl_tensor_impl *const *pins, int npins)
     ss_parallel(C->nbk, n, long_bucket_task, C, pins, npins);
 }
 
+/* Note [Small sort scratch]
+ * A sort of a few dozen elements needs a few hundred bytes of scratch;
+ * taking them from the pool as a tensor cost an eighth of sorting 10
+ * floats (issue 22).  Up to SMALL_SCRATCH bytes they live on the stack:
+ * such a sort is far below the parallel grain, so ss_parallel runs it on
+ * this thread without releasing the GIL, and nothing needs pinning. */
+enum { SMALL_SCRATCH = 2048 };
+
 /* Sorts every row; outputs the first m of each (vals/ind dim-last). */
 static int run_sort(sort_ctx *C, ss_rows *R, tl_tensor_impl *vt,
                     tl_tensor_impl *it)
@@ -403,13 +411,17 @@ static int run_sort(sort_ctx *C, ss_rows *R, tl_tensor_impl *vt,
     const bool packed = lng && C->w == 4;
     /* pairs: keys, their scratch, indices and theirs; packed: keys, the
        words and their scratch */
-    tl_tensor_impl *s1 =
-        ss_scratch(packed ? kb + 16 * numel : 2 * kb + numel * 8);
-    tl_tensor_impl *s2 = NULL;
-    if (!s1) {
-        return tl_error_kind();
+    const int64_t need = packed ? kb + 16 * numel : 2 * kb + numel * 8;
+    _Alignas(64) char small[SMALL_SCRATCH];
+    tl_tensor_impl *s1 = NULL, *s2 = NULL;
+    char *p = small;
+    if (need > SMALL_SCRATCH || numel >= TL_ITER_GRAIN) {
+        s1 = ss_scratch(need);
+        if (!s1) {
+            return tl_error_kind();
+        }
+        p = tl_impl_data(s1);
     }
-    char *p = tl_impl_data(s1);
     C->keys = p;
     if (packed) {
         C->pk = (uint64_t *)(p + kb);
@@ -419,7 +431,8 @@ static int run_sort(sort_ctx *C, ss_rows *R, tl_tensor_impl *vt,
         C->idx = (uint32_t *)(p + 2 * kb);
         C->tmpi = C->idx + numel;
     }
-    tl_tensor_impl *pins[4] = {R->t, s1, vt ? vt : s1, it ? it : s1};
+    tl_tensor_impl *const s1p = s1 ? s1 : R->t; /* a pin for each slot */
+    tl_tensor_impl *pins[4] = {R->t, s1p, vt ? vt : s1p, it ? it : s1p};
     if (lng) {
         const int64_t nseg = (R->n + SEG - 1) / SEG;
         C->msd = C->w >= 4 ? 12 : 8;
