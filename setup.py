@@ -76,7 +76,9 @@ if flag("TENSORLIB_TSAN"):
                      "-fno-omit-frame-pointer", "-DTL_NO_TARGET_CLONES"]
     link_args += ["-fsanitize=thread"]
 if flag("TENSORLIB_COVERAGE"):
-    compile_args += ["--coverage", "-O0", "-g"]
+    # (no target_clones: one copy of each multiversioned function, so that
+    # a line counts as reached when its code ran, not once per ISA clone)
+    compile_args += ["--coverage", "-O0", "-g", "-DTL_NO_TARGET_CLONES"]
     link_args += ["--coverage"]
 if flag("TENSORLIB_FUZZ"):
     # glibc defines CMPLX only for gcc >= 4.7; clang has the builtin.
