@@ -174,6 +174,29 @@ static bool walk_contiguous(const int64_t *sizes, const int64_t *strides,
     return true;
 }
 
+/* walk_contiguous in row-major order (last dim first), without the order
+ * array: every view and every new tensor asks it. */
+static bool contiguous_rowmajor(const int64_t *sizes, const int64_t *strides,
+                                int n, int64_t numel)
+{
+    if (numel == 0) {
+        return true;
+    }
+    int64_t expected = 1;
+    for (int d = n - 1; d >= 0; d--) {
+        if (sizes[d] == 1) {
+            continue;
+        }
+        if (strides[d] != expected) {
+            return false;
+        }
+        /* numel > 0 fits int64 and every size is a factor of it, so the
+         * running product of sizes cannot overflow. */
+        expected *= sizes[d];
+    }
+    return true;
+}
+
 /* c10's is_channels_last_strides_{2d,3d}: strides ordered like channels
  * last, no size 0, and N not sharing C's stride. */
 static bool strides_like(const int64_t *sizes, const int64_t *strides,
@@ -207,6 +230,11 @@ static bool non_overlapping_and_dense(int ndim, const int64_t *sizes,
 {
     if (ndim == 1) {
         return sizes[0] < 2 || strides[0] == 1;
+    }
+    if (ndim == 2 && sizes[0] >= 2 && sizes[1] >= 2) {
+        /* the common transpose: one stride 1, the other the first size */
+        return (strides[1] == 1 && strides[0] == sizes[1]) ||
+               (strides[0] == 1 && strides[1] == sizes[0]);
     }
     int perm[TL_MAX_DIMS];
     int n = 0;
@@ -243,12 +271,7 @@ void tl_impl_refresh_flags(tl_tensor_impl *t)
     const int n = t->ndim;
     const int64_t *sz = t->sizes, *st = t->strides;
     uint32_t f = t->flags & ~(uint32_t)TL_FLAGS_DERIVED;
-    int order[TL_MAX_DIMS];
-    for (int i = 0; i < n; i++) {
-        order[i] = n - 1 - i;
-    }
-    bool contig = walk_contiguous(sz, st, order, n, t->numel, true);
-    if (contig) {
+    if (contiguous_rowmajor(sz, st, n, t->numel)) {
         f |= TL_FLAG_CONTIGUOUS | TL_FLAG_NON_OVERLAPPING_AND_DENSE;
     } else if (non_overlapping_and_dense(n, sz, st)) {
         f |= TL_FLAG_NON_OVERLAPPING_AND_DENSE;

@@ -1,0 +1,95 @@
+"""The derived layout flags every impl carries (tl_impl_refresh_flags in
+csrc/core/shape.c) against a plain Python statement of c10's definitions,
+on random sizes and strides (zero and negative strides, size-0 and size-1
+dims), and `is_contiguous` against PyTorch where it is installed."""
+import numpy as np
+import pytest
+
+import tensorlib as tl
+from tensorlib import _C
+
+BITS = _C._testing.flag_bits()
+
+
+def ref_contiguous(sizes, strides):
+    if 0 in sizes:
+        return True
+    expected = 1
+    for n, s in zip(reversed(sizes), reversed(strides)):
+        if n == 1:
+            continue
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def ref_dense(sizes, strides):
+    """c10's compute_non_overlapping_and_dense."""
+    if len(sizes) == 1:
+        return sizes[0] < 2 or strides[0] == 1
+    if 0 in sizes:
+        return True
+    dims = sorted((d for d in range(len(sizes)) if sizes[d] >= 2),
+                  key=lambda d: strides[d])
+    require = 1
+    for d in dims:
+        if strides[d] != require:
+            return False
+        require *= sizes[d]
+    return True
+
+
+def _views(rng, count):
+    base = tl.zeros(4096, dtype=tl.float32)
+    for _ in range(count):
+        nd = int(rng.integers(1, 6))
+        sizes = [int(v) for v in rng.choice([0, 1, 2, 3, 4], nd,
+                                            p=[.05, .2, .3, .25, .2])]
+        kind = rng.integers(3)
+        if kind == 0:  # a permutation of a contiguous layout
+            cont = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+            perm = rng.permutation(nd)
+            sizes = [sizes[p] for p in perm]
+            strides = [cont[p] for p in perm]
+        elif kind == 1:  # any non-negative strides
+            strides = [int(v) for v in rng.integers(0, 20, nd)]
+        else:  # dense-ish with a stray change
+            strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+            strides[int(rng.integers(nd))] += int(rng.integers(-1, 2))
+            strides = [max(s, 0) for s in strides]
+        yield base.as_strided(sizes, strides, 16), sizes, strides
+
+
+def test_flags_match_the_definitions():
+    rng = np.random.default_rng(5)
+    seen = {True: 0, False: 0}
+    for t, sizes, strides in _views(rng, 3000):
+        f = _C._testing.flags(t)
+        c = bool(f & BITS["contiguous"])
+        d = bool(f & BITS["non_overlapping_and_dense"])
+        assert c == ref_contiguous(sizes, strides), (sizes, strides)
+        assert d == (c or ref_dense(sizes, strides)), (sizes, strides)
+        assert t.is_contiguous() == c
+        seen[d] += 1
+    assert min(seen.values()) > 300  # both answers well represented
+
+
+def test_flags_of_ops_outputs():
+    rng = np.random.default_rng(6)
+    for t, sizes, strides in _views(rng, 300):
+        for u in (t.T if t.ndim == 2 else t.flip(0), t.contiguous(),
+                  t.clone(), t + 1):
+            f = _C._testing.flags(u)
+            us, ust = list(u.shape), list(u.stride())
+            assert bool(f & BITS["contiguous"]) == ref_contiguous(us, ust)
+            assert bool(f & BITS["non_overlapping_and_dense"]) == (
+                ref_contiguous(us, ust) or ref_dense(us, ust)), (us, ust)
+
+
+def test_is_contiguous_matches_torch(torch):
+    rng = np.random.default_rng(7)
+    base_t = torch.zeros(4096)
+    for t, sizes, strides in _views(rng, 2000):
+        want = base_t.as_strided(sizes, strides, 16).is_contiguous()
+        assert t.is_contiguous() == want, (sizes, strides)
