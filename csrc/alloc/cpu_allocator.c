@@ -191,6 +191,9 @@ static void caching_init(void)
     tl_pool_config cfg = tl_pool_config_cpu();
 
     caching_pool = tl_pool_new(&raw, &cfg, "cpu_caching");
+    if (caching_pool != NULL) {
+        (void)tl_pool_set_quick_lists(caching_pool, true);
+    }
 }
 
 const tl_allocator *tl_cpu_caching_allocator(void)
@@ -319,6 +322,9 @@ static void pinned_init(void)
     tl_pool_config cfg = tl_pool_config_cpu();
 
     pinned_pool = tl_pool_new(&raw, &cfg, "cpu_pinned");
+    if (pinned_pool != NULL) {
+        (void)tl_pool_set_quick_lists(pinned_pool, true);
+    }
 }
 
 const tl_allocator *tl_cpu_pinned_allocator(void)

@@ -84,9 +84,10 @@
  * granule 512, <= 1 MiB from 2 MiB segments, <= 10 MiB from 20 MiB
  * segments, larger rounded to 2 MiB.
  *
- * Locking: one pthread mutex per pool guards everything below `mu` in
- * struct pool; raw allocations happen under it.  pthread_atfork handlers
- * hold every pool's mutex across fork(), so a child can allocate. */
+ * Locking: one lock per pool (Note [Pool lock] in lock.h) guards
+ * everything below `mu` in struct pool; raw allocations happen under it.
+ * pthread_atfork handlers hold every pool's lock across fork(), so a child
+ * can allocate. */
 
 /* Note [Pool poisoning]
  * ~~~~~~~~~~~~~~~~~~~~~
@@ -578,6 +579,8 @@ static void segment_release(pool *p, segment *s)
     free(s);
 }
 
+static void trim_cache(pool *p, int64_t limit);
+
 /* Gives back fully free segments, oldest first, while the cache holds more
  * than limit bytes. */
 static void trim(pool *p, int64_t limit)
@@ -609,7 +612,7 @@ static pblock *segment_new(pool *p, const request *r, size_t nbytes,
         if (p->dfirst != NULL) {
             (void)tl_pool_process_deferred(p, true);
         }
-        trim(p, 0);
+        trim_cache(p, 0);
         mem = p->raw.alloc(p->raw.ctx, r->segment);
     }
     if (mem == NULL) {
@@ -652,6 +655,7 @@ static pblock *segment_new(pool *p, const request *r, size_t nbytes,
     b->prio = next_prio(p);
     b->allocated = false;
     b->deferred = false;
+    b->quick = false;
     if (p->poison) {
         TL_POISON(mem, r->segment);
     }
@@ -699,6 +703,7 @@ HOT_INLINE void carve(pool *p, pblock *b, bool in_bin, const request *r,
             t->prio = next_prio(p);
             t->allocated = false;
             t->deferred = false;
+            t->quick = false;
             if (b->next != NULL) {
                 b->next->prev = t;
             }
@@ -722,6 +727,109 @@ HOT_INLINE void carve(pool *p, pblock *b, bool in_bin, const request *r,
     b->requested = nbytes;
     b->child[0] = b->child[1] = NULL;
     hash_insert(p, b);
+}
+
+/* ---- quick lists --------------------------------------------------------- */
+
+/* Note [Quick lists]
+ * ~~~~~~~~~~~~~~~~~~
+ * A loop over small tensors frees a block and asks for one of the same
+ * size a moment later.  The general path merges the freed block into its
+ * free neighbour and carves it off again: a bin look-up, a split, a merge
+ * and their bookkeeping each time.  So a pool with quick lists on (the
+ * CPU pools; tl_pool_set_quick_lists, never a pool with streams) keeps freed
+ * blocks of at most QUICK_CLASSES granules, whose user pointer is the
+ * block's start (no alignment pad), on a LIFO list per size, at most
+ * QUICK_DEPTH each: free pushes the block without merging it, and a
+ * request of exactly that block size (no slack) pops it.
+ *
+ * A quick block is in between: for its neighbours it is `allocated` (they
+ * never merge into it), for the counters it is cached (not active, not
+ * handed), it is in no tree and not in the hash table (hnext links its
+ * list), and ASan builds poison it whole as they do a free block.  Every
+ * path that gives cache back -- empty_cache, the cache limit, a failed raw
+ * allocation's retry, tl_pool_destroy -- first releases the quick lists
+ * into the trees (quick_flush), so quick blocks never keep a segment from
+ * going back.  Their bytes are at most QUICK_CLASSES * QUICK_DEPTH * 8.5
+ * granules (17 KiB for the CPU pool's 64-byte granule), counted in
+ * cached_bytes like any free block; tl_pool_check counts them too. */
+
+/* Whether the pool keeps a quick list for blocks of size bytes, and which
+ * (*q).  Pools with streams never do: their blocks carry stream state the
+ * lists do not (tl_pool_set_quick_lists). */
+HOT_INLINE bool quick_class(const pool *p, size_t size, unsigned *q)
+{
+    size_t u = size >> p->gshift;
+
+    *q = (unsigned)u - 1;
+    return p->quick_on && u <= QUICK_CLASSES;
+}
+
+/* Pops a quick block of exactly size bytes (a multiple of the granule),
+ * or returns NULL.  The block is handed out by the caller. */
+HOT_INLINE pblock *quick_pop(pool *p, size_t size)
+{
+    unsigned q;
+    pblock *b;
+
+    if (!quick_class(p, size, &q) || (b = p->quick[q]) == NULL) {
+        return NULL;
+    }
+    p->quick[q] = b->hnext;
+    p->nquick[q]--;
+    b->quick = false;
+    p->handed += (int64_t)b->size;
+    return b;
+}
+
+/* Pushes b (just taken out of the hash table, no stream uses) onto its
+ * quick list when it qualifies.  Returns whether it did. */
+HOT_INLINE bool quick_push(pool *p, pblock *b)
+{
+    unsigned q;
+
+    if (!quick_class(p, b->size, &q) || b->uptr != b->ptr ||
+        p->nquick[q] >= QUICK_DEPTH) {
+        return false;
+    }
+    p->handed -= (int64_t)b->size;
+    b->requested = 0;
+    b->quick = true;
+    b->hnext = p->quick[q];
+    p->quick[q] = b;
+    p->nquick[q]++;
+    if (p->poison) {
+        TL_POISON(b->ptr, b->size);
+    }
+    return true;
+}
+
+/* Releases every quick block into the free trees (merging as a free
+ * does).  The lists are detached first: a release may trim, which
+ * flushes again. */
+static void quick_flush(pool *p)
+{
+    for (unsigned q = 0; q < QUICK_CLASSES; q++) {
+        pblock *b = p->quick[q];
+        p->quick[q] = NULL;
+        p->nquick[q] = 0;
+        while (b != NULL) {
+            pblock *next = b->hnext;
+            b->quick = false;
+            b->hnext = NULL;
+            p->handed += (int64_t)b->size; /* release_block subtracts it */
+            tl_pool_release_block_slow(p, b);
+            b = next;
+        }
+    }
+}
+
+/* Gives cache back until at most limit bytes are cached: the quick lists
+ * first, then fully free segments, oldest first. */
+static void trim_cache(pool *p, int64_t limit)
+{
+    quick_flush(p);
+    trim(p, limit);
 }
 
 /* ---- the allocator table ------------------------------------------------ */
@@ -748,14 +856,23 @@ HOT_INLINE void *allocate_impl(pool *p, size_t nbytes, size_t alignment,
                  "too large", nbytes, dev);
         return NULL;
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     sb = &p->sb0;
     if (streams) {
         sb = tl_pool_stream_prepare(p, s);
         if (sb == NULL) {
-            pthread_mutex_unlock(&p->mu);
+            tl_lock_release(&p->mu);
             return NULL;
         }
+    }
+    if (!streams && r.need == r.size &&
+        (b = quick_pop(p, r.size)) != NULL) {
+        /* Note [Quick lists]: b's user pointer is its start. */
+        p->hits++;
+        b->allocated = true;
+        b->requested = nbytes;
+        hash_insert(p, b);
+        goto handed;
     }
     b = bin_best_fit(p, &sb->bins[r.which], r.need);
     if (b != NULL) {
@@ -768,23 +885,24 @@ HOT_INLINE void *allocate_impl(pool *p, size_t nbytes, size_t alignment,
     else {
         b = segment_new(p, &r, nbytes, sb);
         if (b == NULL) {
-            pthread_mutex_unlock(&p->mu);
+            tl_lock_release(&p->mu);
             return NULL;
         }
         p->misses++;
         carve(p, b, false, &r, nbytes);
     }
+    p->handed += (int64_t)b->size;
+handed:
     p->active += (int64_t)nbytes;
     if (p->active > p->active_peak) {
         p->active_peak = p->active;
     }
-    p->handed += (int64_t)b->size;
     p->alloc_count++;
     if (p->poison) {
         TL_UNPOISON(b->uptr, nbytes);
     }
     out = b->uptr;
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     return out;
 }
 
@@ -826,6 +944,15 @@ HOT_INLINE void absorb_next(pool *p, pblock *a)
 /* Returns b (handed out or deferred, out of the hash table, no longer
  * active) to its stream's free index, merging it with free neighbours, and
  * trims the cache to its limit. */
+/* Trims the cache after a free when it holds more than its limit. */
+HOT_INLINE void trim_if_over(pool *p)
+{
+    if (p->cfg.cache_limit < (size_t)INT64_MAX &&
+        cached_bytes(p) > (int64_t)p->cfg.cache_limit) {
+        trim_cache(p, (int64_t)p->cfg.cache_limit);
+    }
+}
+
 HOT_INLINE void release_block(pool *p, pblock *b)
 {
     bin_index *x = seg_bins(b->seg);
@@ -869,10 +996,7 @@ merged:
     if (b->prev == NULL && b->next == NULL) {
         fully_free_push(p, b->seg);
     }
-    if (p->ffirst != NULL && p->cfg.cache_limit < (size_t)INT64_MAX &&
-        cached_bytes(p) > (int64_t)p->cfg.cache_limit) {
-        trim(p, (int64_t)p->cfg.cache_limit);
-    }
+    trim_if_over(p);
 }
 
 COLD_EXTERN void tl_pool_release_block_slow(pool *p, pblock *b)
@@ -889,10 +1013,10 @@ static void pool_deallocate(void *ctx, void *ptr, size_t nbytes)
     if (ptr == NULL) {
         return;
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     b = hash_remove(p, ptr);
     if (b == NULL) {
-        pthread_mutex_unlock(&p->mu);
+        tl_lock_release(&p->mu);
         /* A bug in the caller; touching nothing is the safe answer. */
         fprintf(stderr, "tensorlib: pool '%s': ignoring deallocate of %p, "
                 "which it did not hand out\n", p->name, ptr);
@@ -904,10 +1028,13 @@ static void pool_deallocate(void *ctx, void *ptr, size_t nbytes)
     if (TL_UNLIKELY(b->uses != NULL)) {
         tl_pool_defer_free(p, b);
     }
+    else if (quick_push(p, b)) {
+        trim_if_over(p);
+    }
     else {
         release_block(p, b);
     }
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
 }
 
 static void pool_stats(void *ctx, tl_alloc_stats *out)
@@ -916,7 +1043,7 @@ static void pool_stats(void *ctx, tl_alloc_stats *out)
     size_t largest = 0;
     const sbins *x;
 
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     for (x = &p->sb0; x != NULL; x = x->next) {
         size_t small = bin_max_size(&x->bins[SMALL]);
         size_t large = bin_max_size(&x->bins[LARGE]);
@@ -933,28 +1060,28 @@ static void pool_stats(void *ctx, tl_alloc_stats *out)
     out->cache_misses = p->misses;
     out->largest_free_block = (int64_t)largest;
     out->fragmentation_bytes = p->reserved - p->active;
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
 }
 
 static void pool_empty_cache(void *ctx)
 {
     pool *p = ctx;
 
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     if (p->dfirst != NULL) {
         (void)tl_pool_process_deferred(p, true);
     }
-    trim(p, 0);
-    pthread_mutex_unlock(&p->mu);
+    trim_cache(p, 0);
+    tl_lock_release(&p->mu);
 }
 
 static void pool_reset_peak(void *ctx)
 {
     pool *p = ctx;
 
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     p->active_peak = p->active;
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
 }
 
 /* ---- fork safety -------------------------------------------------------- */
@@ -1007,7 +1134,7 @@ static void fork_prepare(void)
 
     pthread_mutex_lock(&pools_mu);
     for (p = unhide(pools); p != NULL; p = unhide(p->lnext)) {
-        pthread_mutex_lock(&p->mu);
+        tl_lock_acquire(&p->mu);
     }
 }
 
@@ -1016,7 +1143,7 @@ static void fork_release(void)
     pool *p;
 
     for (p = unhide(pools); p != NULL; p = unhide(p->lnext)) {
-        pthread_mutex_unlock(&p->mu);
+        tl_lock_release(&p->mu);
     }
     pthread_mutex_unlock(&pools_mu);
 }
@@ -1099,9 +1226,7 @@ static tl_allocator *pool_new(const tl_raw_allocator *raw,
     if (p->buckets == NULL) {
         goto nomem;
     }
-    if (pthread_mutex_init(&p->mu, NULL) != 0) {
-        goto nomem;
-    }
+    tl_lock_init(&p->mu);
     p->hbits = HASH_BITS_INIT;
     p->gshift = (unsigned)__builtin_ctzll((unsigned long long)cfg->granule);
     p->raw = *raw;
@@ -1173,25 +1298,26 @@ int tl_pool_destroy(tl_allocator *a)
         return tl_error(TL_ERR_VALUE, "tl_pool_destroy: not a pool");
     }
     pthread_mutex_lock(&pools_mu);
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     if (p->dfirst != NULL) {
         (void)tl_pool_process_deferred(p, true);
     }
     if (p->nlive != 0) {
         int64_t live = p->active;
         size_t n = p->nlive;
-        pthread_mutex_unlock(&p->mu);
+        tl_lock_release(&p->mu);
         pthread_mutex_unlock(&pools_mu);
         return tl_error(TL_ERR_RUNTIME, "cannot destroy pool '%s': %zu "
                         "blocks (%lld bytes) are still in use", p->name, n,
                         (long long)live);
     }
     pools_unlink(p);
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     pthread_mutex_unlock(&pools_mu);
 
-    /* Nothing is handed out, so every segment is fully free. */
-    trim(p, -1);
+    /* Nothing is handed out, so every segment is fully free once the
+     * quick lists are back in the trees. */
+    trim_cache(p, -1);
     TL_ASSERT(p->segs == NULL && p->nsegs == 0);
     while ((b = p->spare) != NULL) {
         p->spare = b->child[1];
@@ -1203,8 +1329,24 @@ int tl_pool_destroy(tl_allocator *a)
         free(x);
     }
     free(p->buckets);
-    pthread_mutex_destroy(&p->mu);
     free(p);
+    return TL_OK;
+}
+
+int tl_pool_set_quick_lists(tl_allocator *a, bool on)
+{
+    pool *p = tl_pool_of(a);
+
+    if (p == NULL || p->streams) {
+        return tl_error(TL_ERR_VALUE, "tl_pool_set_quick_lists: %s",
+                        p == NULL ? "not a pool" : "a pool with streams");
+    }
+    tl_lock_acquire(&p->mu);
+    if (!on) {
+        quick_flush(p);
+    }
+    p->quick_on = on;
+    tl_lock_release(&p->mu);
     return TL_OK;
 }
 
@@ -1216,9 +1358,9 @@ int64_t tl_pool_segment_count(const tl_allocator *a)
     if (p == NULL) {
         return tl_error(TL_ERR_VALUE, "tl_pool_segment_count: not a pool");
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     n = p->nsegs;
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     return n;
 }
 

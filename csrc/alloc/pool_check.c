@@ -65,7 +65,7 @@ int tl_pool_check(const tl_allocator *a)
     const segment *s;
     int status = TL_OK;
     int64_t nsegs = 0, reserved = 0, handed = 0, active = 0, nfull = 0;
-    int64_t ndeferred = 0, nlisted = 0;
+    int64_t ndeferred = 0, nlisted = 0, nquick = 0;
     size_t nfree = 0, nlive = 0, in_trees;
     const deferred *d;
     const sbins *x;
@@ -74,7 +74,7 @@ int tl_pool_check(const tl_allocator *a)
     if (p == NULL) {
         return tl_error(TL_ERR_VALUE, "tl_pool_check: not a pool");
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     for (s = p->segs; s != NULL; s = s->next) {
         const pblock *b;
         size_t covered = 0;
@@ -102,6 +102,15 @@ int tl_pool_check(const tl_allocator *a)
                            (void *)b->ptr);
                 }
             }
+            else if (b->allocated && b->quick) {
+                nquick++;
+                if (hash_find(p, b->uptr) == b || b->uptr != b->ptr ||
+                    b->requested != 0 || b->uses != NULL ||
+                    (b->size >> p->gshift) > QUICK_CLASSES) {
+                    BROKEN("pool '%s': quick block %p is findable, offset, "
+                           "in use or too large", p->name, (void *)b->ptr);
+                }
+            }
             else if (b->allocated) {
                 nlive++;
                 handed += (int64_t)b->size;
@@ -113,7 +122,7 @@ int tl_pool_check(const tl_allocator *a)
                 }
             }
             else {
-                if (b->deferred || b->uses != NULL) {
+                if (b->deferred || b->quick || b->uses != NULL) {
                     BROKEN("pool '%s': free block %p is marked deferred or "
                            "has stream uses", p->name, (void *)b->ptr);
                 }
@@ -159,6 +168,27 @@ int tl_pool_check(const tl_allocator *a)
                "unlisted", p->name, (long long)nlisted,
                (long long)p->ndeferred, (long long)ndeferred);
     }
+    for (unsigned q = 0; q < QUICK_CLASSES; q++) {
+        int64_t n = 0;
+        for (const pblock *b = p->quick[q]; b != NULL; b = b->hnext) {
+            if (!b->quick || !b->allocated ||
+                b->size != ((size_t)q + 1) << p->gshift) {
+                BROKEN("pool '%s': quick list %u holds block %p of %zu "
+                       "bytes that is not a quick block of its size",
+                       p->name, q, (void *)b->ptr, b->size);
+            }
+            n++;
+        }
+        if (n != p->nquick[q] || n > QUICK_DEPTH) {
+            BROKEN("pool '%s': quick list %u holds %lld blocks, counted "
+                   "%d", p->name, q, (long long)n, (int)p->nquick[q]);
+        }
+        nquick -= n;
+    }
+    if (nquick != 0) {
+        BROKEN("pool '%s': %lld quick blocks are on no quick list",
+               p->name, (long long)nquick);
+    }
     in_trees = 0;
     for (x = &p->sb0; x != NULL; x = x->next) {
         in_trees += bins_check(p, &x->bins[SMALL], &ok) +
@@ -180,7 +210,7 @@ int tl_pool_check(const tl_allocator *a)
     }
 
 done:
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     return status;
 }
 

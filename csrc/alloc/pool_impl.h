@@ -14,6 +14,7 @@
 
 #include "tensorlib/alloc.h"
 #include "tensorlib/streams.h"
+#include "lock.h"
 
 /* The allocate and free paths (and what they call once per operation) are
  * inlined into the table's functions: creating a small tensor runs them,
@@ -31,6 +32,8 @@
 #define CLASSES_PER_DOUBLING 4 /* large size classes: waste < 1/4 */
 #define HASH_BITS_INIT 8
 #define SPARE_MAX 1024
+#define QUICK_CLASSES 16 /* quick lists: blocks of 1..16 granules */
+#define QUICK_DEPTH 8    /* blocks per quick list at most */
 
 enum { SMALL = 0, LARGE = 1 };
 
@@ -59,8 +62,10 @@ struct pblock {
     pblock *hnext;        /* handed out: hash chain */
     stream_set *uses;     /* handed out: other streams' uses, or NULL */
     uint32_t prio;        /* treap priority (a max-heap) */
-    bool allocated;       /* handed out, or deferred */
+    bool allocated;       /* handed out, deferred or quick */
     bool deferred;        /* freed, waiting for events (also allocated) */
+    bool quick;           /* freed onto a quick list (also allocated;
+                           * hnext links the list) */
 };
 
 struct segment {
@@ -110,8 +115,9 @@ typedef struct pool {
     size_t redzone;             /* extra bytes per block (poison only) */
     uintptr_t lprev, lnext;     /* every live pool: hidden links */
     bool streams;               /* has a stream backend */
+    bool quick_on;              /* Note [Quick lists]; set under mu */
     tl_stream_backend backend;  /* when streams */
-    pthread_mutex_t mu;
+    tl_lock mu;                 /* Note [Pool lock] in lock.h */
     /* ---- everything below is guarded by mu ---- */
     /* Free blocks (Note [Free block index]) of the default stream's
      * segments: every segment's when the pool has no backend.  Other
@@ -125,6 +131,9 @@ typedef struct pool {
     pblock **buckets;           /* handed-out blocks by uptr */
     unsigned hbits;             /* 1 << hbits buckets */
     size_t nlive;               /* handed-out blocks */
+    /* Note [Quick lists]: freed small blocks, by size in granules - 1 */
+    pblock *quick[QUICK_CLASSES];
+    uint8_t nquick[QUICK_CLASSES];
     pblock *spare;              /* recycled block structs */
     size_t nspare;
     uint32_t rng;               /* xorshift state for treap priorities */

@@ -158,21 +158,21 @@ int tl_pool_record_stream(const tl_allocator *a, void *ptr, tl_stream s)
                         "not track streams",
                         a != NULL && a->name != NULL ? a->name : "?");
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     b = ptr != NULL ? hash_find(p, ptr) : NULL;
     if (b == NULL) {
-        pthread_mutex_unlock(&p->mu);
+        tl_lock_release(&p->mu);
         return tl_error(TL_ERR_VALUE, "record_stream: pool '%s' did not "
                         "hand out %p (or it was freed)", p->name, ptr);
     }
     if (b->seg->sb->stream == s) {
-        pthread_mutex_unlock(&p->mu);
+        tl_lock_release(&p->mu);
         return TL_OK;
     }
     u = b->uses;
     for (i = 0; u != NULL && i < u->n; i++) {
         if (u->s[i] == s) {
-            pthread_mutex_unlock(&p->mu);
+            tl_lock_release(&p->mu);
             return TL_OK;
         }
     }
@@ -181,7 +181,7 @@ int tl_pool_record_stream(const tl_allocator *a, void *ptr, tl_stream s)
         stream_set *nu =
             tl_fault_realloc(u, sizeof(*nu) + (size_t)cap * sizeof(tl_stream));
         if (nu == NULL) {
-            pthread_mutex_unlock(&p->mu);
+            tl_lock_release(&p->mu);
             return tl_error(TL_ERR_MEMORY, "record_stream: out of memory");
         }
         if (u == NULL) {
@@ -191,7 +191,7 @@ int tl_pool_record_stream(const tl_allocator *a, void *ptr, tl_stream s)
         b->uses = u = nu;
     }
     u->s[u->n++] = s;
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     return TL_OK;
 }
 
@@ -204,12 +204,12 @@ int tl_pool_block_stream(const tl_allocator *a, const void *ptr,
     if (p == NULL) {
         return tl_error(TL_ERR_VALUE, "tl_pool_block_stream: not a pool");
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     b = ptr != NULL ? hash_find(p, ptr) : NULL;
     if (b != NULL) {
         *out = b->seg->sb->stream;
     }
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     if (b == NULL) {
         return tl_error(TL_ERR_VALUE, "pool '%s' did not hand out %p",
                         p->name, ptr);
@@ -225,11 +225,11 @@ int64_t tl_pool_process_events(const tl_allocator *a)
     if (p == NULL) {
         return tl_error(TL_ERR_VALUE, "tl_pool_process_events: not a pool");
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     if (p->dfirst != NULL) {
         n = tl_pool_process_deferred(p, false);
     }
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     return n;
 }
 
@@ -242,11 +242,11 @@ int tl_pool_synchronize_events(const tl_allocator *a)
         return tl_error(TL_ERR_VALUE,
                         "tl_pool_synchronize_events: not a pool");
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     if (p->dfirst != NULL) {
         n = tl_pool_process_deferred(p, true);
     }
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     return n < 0 ? (int)n : TL_OK;
 }
 
@@ -258,8 +258,8 @@ int64_t tl_pool_pending_frees(const tl_allocator *a)
     if (p == NULL) {
         return tl_error(TL_ERR_VALUE, "tl_pool_pending_frees: not a pool");
     }
-    pthread_mutex_lock(&p->mu);
+    tl_lock_acquire(&p->mu);
     n = p->ndeferred;
-    pthread_mutex_unlock(&p->mu);
+    tl_lock_release(&p->mu);
     return n;
 }

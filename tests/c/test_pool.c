@@ -420,7 +420,7 @@ static void test_sole_block_paths(void)
 
 /* Random small allocations and frees, the pool's invariants checked after
  * every step: walks both sides of the sole-block fast path many times. */
-static void test_random_churn_invariants(void)
+static void churn_invariants(bool quick)
 {
     enum { SLOTS = 48, OPS = 4000 };
     fake_raw f;
@@ -436,6 +436,7 @@ static void test_random_churn_invariants(void)
     if (a == NULL) {
         return;
     }
+    CHECK(tl_pool_set_quick_lists(a, quick) == 0);
     for (op = 0; op < OPS && !bad; op++) {
         x = x * 1103515245u + 12345u;
         i = (int)((x >> 8) % SLOTS);
@@ -473,6 +474,126 @@ static void test_random_churn_invariants(void)
     CHECK_EQ_I64(tl_pool_segment_count(a), 0);
     CHECK(tl_pool_destroy(a) == 0);
     CHECK_EQ_I64(f.live_bytes, 0);
+}
+
+static void test_random_churn_invariants(void)
+{
+    churn_invariants(false);
+    churn_invariants(true); /* Note [Quick lists] */
+}
+
+/* Note [Quick lists]: a freed small block is kept for the next request of
+ * its size, without merging; every path that gives cache back drains the
+ * lists first. */
+static void test_quick_lists(void)
+{
+    fake_raw f;
+    tl_pool_config c = small_config();
+    tl_allocator *a = fake_pool(&f, &c);
+    tl_alloc_stats s;
+    char *p[12], *q, *r;
+    size_t r100;
+    int i;
+
+    CHECK(a != NULL);
+    if (a == NULL) {
+        return;
+    }
+    r100 = tl_pool_round_size(a, 100); /* 128, or 192 with a redzone */
+    CHECK(tl_pool_set_quick_lists(a, true) == 0);
+    p[0] = palloc(a, 100);
+    p[1] = palloc(a, 100);
+    pfree(a, p[0], 100);
+    CHECK(tl_pool_check(a) == 0);
+    s = stats_of(a);
+    CHECK_EQ_I64(s.active_bytes, 100);
+    CHECK_EQ_I64(s.cached_bytes, 64 * KiB - (int64_t)r100);
+    /* Not merged: the tail after p[1] is the largest free block. */
+    CHECK_EQ_I64(s.largest_free_block, 64 * KiB - 2 * (int64_t)r100);
+    /* Another size does not take it; the same size (any request that
+     * rounds to it) does, with stats as for any hit. */
+    q = palloc(a, 300);
+    CHECK(q != p[0]);
+    r = palloc(a, 70);
+    CHECK(r100 != tl_pool_round_size(a, 70) || r == p[0]);
+    if (r100 == tl_pool_round_size(a, 70)) {
+        s = stats_of(a);
+        CHECK_EQ_I64(s.active_bytes, 100 + 300 + 70);
+        CHECK_EQ_I64(s.cache_hits, 3);
+        CHECK_EQ_I64(s.cache_misses, 1);
+    }
+    CHECK(tl_pool_check(a) == 0);
+    pfree(a, r, 70);
+    pfree(a, q, 300);
+    /* An over-aligned request of the same size never pops one. */
+    q = a->allocate(a->ctx, 100, 256);
+    CHECK(q != NULL && q != p[0] && ((uintptr_t)q & 255) == 0);
+    CHECK(tl_pool_check(a) == 0);
+    pfree(a, q, 100);
+    pfree(a, p[1], 100);
+    CHECK(tl_pool_check(a) == 0);
+    /* Depth: of twelve freed blocks of one size, eight are listed, the
+     * rest merge as usual; the newest listed comes back first. */
+    for (i = 0; i < 12; i++) {
+        p[i] = palloc(a, 100);
+    }
+    for (i = 0; i < 12; i++) {
+        pfree(a, p[i], 100);
+        CHECK(tl_pool_check(a) == 0);
+    }
+    q = palloc(a, 100);
+    CHECK(q == p[7] || q == p[11]);
+    pfree(a, q, 100);
+    s = stats_of(a);
+    CHECK_EQ_I64(s.active_bytes, 0);
+    CHECK_EQ_I64(s.cached_bytes, s.reserved_bytes);
+    /* empty_cache drains the lists, so the segment goes back. */
+    a->empty_cache(a->ctx);
+    CHECK_EQ_I64(tl_pool_segment_count(a), 0);
+    CHECK(tl_pool_check(a) == 0);
+    /* Turning them off drains them too: one free block again. */
+    p[0] = palloc(a, 100);
+    p[1] = palloc(a, 100);
+    pfree(a, p[0], 100);
+    CHECK(tl_pool_set_quick_lists(a, false) == 0);
+    CHECK(tl_pool_check(a) == 0);
+    pfree(a, p[1], 100);
+    CHECK_EQ_I64(stats_of(a).largest_free_block, 64 * KiB);
+    /* Destroy drains them. */
+    CHECK(tl_pool_set_quick_lists(a, true) == 0);
+    p[0] = palloc(a, 100);
+    pfree(a, p[0], 100);
+    CHECK(tl_pool_destroy(a) == 0);
+    CHECK_EQ_I64(f.live_bytes, 0);
+    CHECK_EQ_I64(f.allocs, f.frees);
+    CHECK(tl_pool_set_quick_lists(NULL, true) == TL_ERR_VALUE);
+}
+
+/* With a cache limit of 0 a quick block may not pin its segment. */
+static void test_quick_lists_cache_limit(void)
+{
+    fake_raw f;
+    tl_pool_config c = small_config();
+    tl_allocator *a;
+    void *p, *q;
+
+    c.cache_limit = 0;
+    a = fake_pool(&f, &c);
+    CHECK(a != NULL);
+    if (a == NULL) {
+        return;
+    }
+    CHECK(tl_pool_set_quick_lists(a, true) == 0);
+    p = palloc(a, 100);
+    q = palloc(a, 100);
+    pfree(a, p, 100);
+    CHECK_EQ_I64(tl_pool_segment_count(a), 1);
+    CHECK(tl_pool_check(a) == 0);
+    pfree(a, q, 100);
+    CHECK_EQ_I64(tl_pool_segment_count(a), 0);
+    CHECK_EQ_I64(stats_of(a).cached_bytes, 0);
+    CHECK(tl_pool_check(a) == 0);
+    CHECK(tl_pool_destroy(a) == 0);
 }
 
 static void test_reuse_without_raw_alloc(void)
@@ -1015,6 +1136,7 @@ static void test_threads_stress(void)
     if (a == NULL) {
         return;
     }
+    CHECK(tl_pool_set_quick_lists(a, true) == 0);
     run_stress(a);
     CHECK(tl_pool_check(a) == 0);
     s = stats_of(a);
@@ -1190,6 +1312,8 @@ int main(void)
     RUN(test_merge_neighbours);
     RUN(test_sole_block_paths);
     RUN(test_random_churn_invariants);
+    RUN(test_quick_lists);
+    RUN(test_quick_lists_cache_limit);
     RUN(test_reuse_without_raw_alloc);
     RUN(test_stats_sequence);
     RUN(test_cache_limit);

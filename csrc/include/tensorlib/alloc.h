@@ -241,6 +241,14 @@ TL_API int64_t tl_pool_segment_count(const tl_allocator *pool);
 /* The size the pool would hand out for a request of nbytes. */
 TL_API size_t tl_pool_round_size(const tl_allocator *pool, size_t nbytes);
 
+/* Turns the pool's quick lists on or off (Note [Quick lists] in
+ * csrc/alloc/pool.c: freed blocks of up to 16 granules are kept per size
+ * for the next request of that size instead of merging with their
+ * neighbours).  New pools have them off; the CPU pools turn them on.
+ * Turning them off gives the listed blocks back to the free trees.
+ * Returns 0, or TL_ERR_VALUE for a pool with streams or not a pool. */
+TL_API int tl_pool_set_quick_lists(tl_allocator *pool, bool on);
+
 /* ---- additions (alloc layer) -------------------------------------------- */
 
 /* Test and debug hook: walks every segment, block, tree and counter of the
