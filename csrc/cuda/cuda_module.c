@@ -478,11 +478,11 @@ static int finish_copy(tl_cuda_stream s, unsigned flags, tl_block *keep,
         return tl_cuda_stream_synchronize(s);
     }
     if ((rc = tl_cuda_event_create(&ev)) < 0) {
-        return rc;
+        goto wait;
     }
     if ((rc = tl_cuda_event_record(ev, s)) < 0) {
         (void)tl_cuda_event_destroy(ev);
-        return rc;
+        goto wait;
     }
     if (keep != NULL) {
         return keepalive_add(keep, ev);
@@ -501,6 +501,13 @@ static int finish_copy(tl_cuda_stream s, unsigned flags, tl_block *keep,
     }
     (void)tl_cuda_event_destroy(ev);
     return TL_OK;
+
+wait:
+    /* Nothing will track the queued copy: wait for it before reporting,
+     * or the caller frees the destination (or drops the source) while
+     * the DMA still writes (reads) it. */
+    (void)tl_cuda_stream_synchronize(s);
+    return rc;
 }
 
 static int copy_bytes(tl_block *dst, size_t doff, tl_block *src, size_t soff,
