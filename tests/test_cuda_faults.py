@@ -394,6 +394,32 @@ def test_failing_releases_are_reported_and_release():
     still_works()
 
 
+@pytest.mark.parametrize("call", ["cudaEventCreateWithFlags",
+                                  "cudaEventRecord"])
+def test_untracked_non_blocking_copy_is_waited_for(call):
+    # Without its event nothing tracks a queued non-blocking copy: it is
+    # waited for (cudaStreamSynchronize) before the error is reported, so
+    # the destination freed on the error path is not written afterwards.
+    # With the wait failing too, that failure is the one reported.
+    x = tl.tensor(A)
+    d = x.cuda()
+    base = measure()
+    for f in (lambda: x.cuda(non_blocking=True),
+              lambda: d.to("cpu", non_blocking=True)):
+        T.cuda_fail_always(call)
+        try:
+            with pytest.raises(RuntimeError, match=call):
+                f()
+            T.cuda_fail_always("cudaStreamSynchronize")
+            with pytest.raises(RuntimeError, match="cudaStreamSynchronize"):
+                f()
+        finally:
+            T.cuda_fail_always(None)
+        assert measure() == base
+        still_works()
+    np.testing.assert_array_equal(host(d), A)
+
+
 def test_failing_event_queries_do_not_hang_or_leak():
     base = measure()
     x = tl.tensor(A)
@@ -477,3 +503,43 @@ def test_peer_copies_on_two_devices():
     assert r.stdout.strip().endswith("ok"), r.stdout
     assert "cudaMemcpyPeerAsync" in r.stdout
     assert "cudaSetDevice" in r.stdout
+
+
+# ---- the device guard and missing devices ---------------------------------
+
+
+def test_releases_survive_a_failing_device_guard():
+    # A stream or a segment whose device cannot be made current is still
+    # released (the stream's owner cannot retry: it swallows the error).
+    base = measure()
+    s = cuda.Stream()
+    x = tl.empty(1 << 22, device="cuda")
+    del x
+    gc.collect()
+    T.cuda_fail_always("cudaGetDevice")
+    try:
+        with pytest.raises(RuntimeError, match="cudaGetDevice"):
+            tl._C._cuda_stream_free(0, s.cuda_stream)
+        s._owned = False
+        cuda.empty_cache()  # reports on stderr, frees anyway
+    finally:
+        T.cuda_fail_always(None)
+    assert measure() == base
+    still_works()
+
+
+def test_missing_device_index_is_refused():
+    n = cuda.device_count()
+    base = measure()
+    for f in (lambda: tl.empty(2, device=tl.device("cuda", n)),
+              lambda: tl.ones(2).to(tl.device("cuda", n)),
+              lambda: cuda.Stream(n),
+              lambda: cuda.synchronize(n),
+              lambda: tl._C._cuda_set_stream(n, 0),
+              lambda: tl._C._cuda_stream_free(n, 1),
+              lambda: tl._C._cuda_stream_query(n, 0),
+              lambda: tl._C._cuda_stream_synchronize(n, 0)):
+        with pytest.raises(RuntimeError,
+                           match="cuda:{} is not available".format(n)):
+            f()
+    assert measure() == base
