@@ -38,11 +38,11 @@ rc=0
     TENSORLIB_EXPECT_ROOT="$ROOT/build-cov/pylib" \
     "$PY" -m pytest -q -p no:cacheprovider "$@" \
     --ignore="$ROOT/tests/test_c_core.py" ${COV_TESTS:-"$ROOT/tests"}) || rc=1
-# 5. the GPU tests over the emulated CUDA runtime.
+# 5. the GPU tests over the emulated CUDA runtime, and its injected faults.
 (cd /tmp && PYTHONPATH="$ROOT/build-cov-cuda/pylib" \
     TENSORLIB_EXPECT_ROOT="$ROOT/build-cov-cuda/pylib" \
     TENSORLIB_EXPECT_CUDA=emulate "$PY" -m pytest -q -p no:cacheprovider \
-    "$ROOT/tests/test_cuda.py") || rc=1
+    "$ROOT/tests/test_cuda.py" "$ROOT/tests/test_cuda_faults.py") || rc=1
 # 6. the report.  Threads make gcov's counters racy: negative counts are
 #    read as zero, with one warning per file.  The three builds compile
 #    the same sources with different macros: functions merge separately.

@@ -158,6 +158,7 @@ static void raw_free(void *ctx, void *p, size_t n)
     devalloc *d = ctx;
     unaligned **link, *u = NULL;
     int prev;
+    bool entered;
 
     (void)n;
     pthread_mutex_lock(&unaligned_mu);
@@ -171,15 +172,19 @@ static void raw_free(void *ctx, void *p, size_t n)
     }
     pthread_mutex_unlock(&unaligned_mu);
     free(u);
-    if (guard_enter(d->index, &prev) < 0) {
-        fprintf(stderr, "tensorlib: cannot free CUDA memory %p: %s\n", p,
-                tl_error_message());
-        return;
+    /* cudaFree takes a pointer of any device: when the device cannot be
+     * made current, free from the current one rather than leak. */
+    entered = guard_enter(d->index, &prev) == 0;
+    if (!entered) {
+        fprintf(stderr, "tensorlib: freeing CUDA memory %p without making "
+                "cuda:%d current: %s\n", p, d->index, tl_error_message());
     }
     if (tl_cuda_free(p) < 0) {
         fprintf(stderr, "tensorlib: %s\n", tl_error_message());
     }
-    guard_exit(d->index, prev);
+    if (entered) {
+        guard_exit(d->index, prev);
+    }
 }
 
 /* The pool's stream backend: CUDA events on device d's streams. */
@@ -473,11 +478,11 @@ static int finish_copy(tl_cuda_stream s, unsigned flags, tl_block *keep,
         return tl_cuda_stream_synchronize(s);
     }
     if ((rc = tl_cuda_event_create(&ev)) < 0) {
-        return rc;
+        goto wait;
     }
     if ((rc = tl_cuda_event_record(ev, s)) < 0) {
         (void)tl_cuda_event_destroy(ev);
-        return rc;
+        goto wait;
     }
     if (keep != NULL) {
         return keepalive_add(keep, ev);
@@ -496,6 +501,13 @@ static int finish_copy(tl_cuda_stream s, unsigned flags, tl_block *keep,
     }
     (void)tl_cuda_event_destroy(ev);
     return TL_OK;
+
+wait:
+    /* Nothing will track the queued copy: wait for it before reporting,
+     * or the caller frees the destination (or drops the source) while
+     * the DMA still writes (reads) it. */
+    (void)tl_cuda_stream_synchronize(s);
+    return rc;
 }
 
 static int copy_bytes(tl_block *dst, size_t doff, tl_block *src, size_t soff,
@@ -722,8 +734,14 @@ static int stream_free(int index, tl_stream s)
     if (s == 0) {
         return TL_OK; /* the default stream is not ours */
     }
-    if ((rc = check_device(index)) < 0 ||
-        (rc = guard_enter(index, &prev)) < 0) {
+    if ((rc = check_device(index)) < 0) {
+        return rc;
+    }
+    /* The handle goes whatever happens (its owner cannot retry, and
+     * cudaStreamDestroy needs no current device): a failed device switch
+     * is reported after the destroy, not instead of it. */
+    if ((rc = guard_enter(index, &prev)) < 0) {
+        (void)tl_cuda_stream_destroy(stream_of(s));
         return rc;
     }
     rc = tl_cuda_stream_destroy(stream_of(s));

@@ -90,6 +90,55 @@ int tl_cuda_check_launch(const char *what);
  * from tl_cuda_malloc (device) / outside it (host).  Real builds: 0. */
 int tl_cuda_check_pointer(const void *p, size_t n, int on_device);
 
+/* ---- emulation only: injected faults ------------------------------------ */
+
+#ifdef TL_CUDA_EMULATE
+/* The counted primitives (Note [Emulated CUDA faults] in
+ * cuda_prim_emulated.c). */
+enum {
+    TL_CUDA_EMU_GET_DEVICE,
+    TL_CUDA_EMU_SET_DEVICE,
+    TL_CUDA_EMU_DEVICE_SYNCHRONIZE,
+    TL_CUDA_EMU_DEVICE_PROPERTIES,
+    TL_CUDA_EMU_RUNTIME_VERSION,
+    TL_CUDA_EMU_DRIVER_VERSION,
+    TL_CUDA_EMU_MALLOC,
+    TL_CUDA_EMU_FREE,
+    TL_CUDA_EMU_MALLOC_HOST,
+    TL_CUDA_EMU_FREE_HOST,
+    TL_CUDA_EMU_MEMCPY,
+    TL_CUDA_EMU_MEMCPY_PEER,
+    TL_CUDA_EMU_MEMSET,
+    TL_CUDA_EMU_STREAM_CREATE,
+    TL_CUDA_EMU_STREAM_DESTROY,
+    TL_CUDA_EMU_STREAM_QUERY,
+    TL_CUDA_EMU_STREAM_SYNCHRONIZE,
+    TL_CUDA_EMU_STREAM_WAIT_EVENT,
+    TL_CUDA_EMU_EVENT_CREATE,
+    TL_CUDA_EMU_EVENT_RECORD,
+    TL_CUDA_EMU_EVENT_QUERY,
+    TL_CUDA_EMU_EVENT_SYNCHRONIZE,
+    TL_CUDA_EMU_EVENT_DESTROY,
+    TL_CUDA_EMU_LAUNCH,
+    TL_CUDA_EMU_NCALLS
+};
+
+/* The CUDA runtime name of a counted call ("cudaMalloc"), or NULL. */
+const char *tl_cuda_emu_call_name(int call);
+/* The n-th counted call from now (0: the next) fails once; n < 0
+ * disarms.  Resets the count and the fired call. */
+void tl_cuda_emu_fault_arm(long long n);
+/* Every call `call` fails (on) or not (off).  Returns 0 or an error. */
+int tl_cuda_emu_fault_stick(int call, int on);
+void tl_cuda_emu_fault_unstick_all(void);
+/* Returns the calls counted since arming; *fired: the call the one-shot
+ * fault hit, or -1. */
+long long tl_cuda_emu_fault_state(int *fired);
+/* Returns the tracked ranges (device and page-locked memory) alive, with
+ * their bytes, and the live streams and events. */
+long tl_cuda_emu_live(size_t *bytes, long *streams, long *events);
+#endif
+
 TL_EXTERN_C_END
 
 #endif /* TENSORLIB_CSRC_CUDA_CUDA_PRIM_H */

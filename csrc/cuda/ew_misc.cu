@@ -103,7 +103,8 @@ static int scan_as(const tl_dev_loop *L, int *flag, tl_cuda_stream s)
     for (int64_t t = 0; t < TLK_EMULATED_THREADS; t++) {
         scan_body<C>(sa, t, TLK_EMULATED_THREADS);
     }
-    return 0;
+    /* The launch check, so that its error path runs emulated too. */
+    return tl_cuda_check_launch("scan");
 #endif
 }
 

@@ -306,7 +306,8 @@ int launch_ew(const tl_dev_loop *L, const F &f, tl_cuda_stream s)
     for (int64_t t = 0; t < TLK_EMULATED_THREADS; t++) {
         ew_body<C, F, NIN>(a, sc, f, t, TLK_EMULATED_THREADS);
     }
-    return 0;
+    /* The launch check, so that its error path runs emulated too. */
+    return tl_cuda_check_launch("elementwise");
 #endif
 }
 

@@ -288,7 +288,8 @@ template <class F> static int run(const RedArgs &r, tl_cuda_stream s)
             per_thread_body<F>(r, t, TLK_EMULATED_THREADS);
         }
     }
-    return 0;
+    /* The launch check, so that its error path runs emulated too. */
+    return tl_cuda_check_launch("reduction");
 #endif
 }
 

@@ -168,6 +168,11 @@ static PyMethodDef testing_methods[] = {
     {NULL},
 };
 
+#ifdef TL_CUDA_EMULATE
+/* csrc/cuda/cuda_testing.c: the emulated CUDA runtime's fault hooks. */
+int tl_cuda_testing_init(PyObject *sub);
+#endif
+
 int tl_testing_init(PyObject *m, tl_mstate *st)
 {
     /* The submodule shares the parent's state through its functions'
@@ -184,6 +189,12 @@ int tl_testing_init(PyObject *m, tl_mstate *st)
             return -1;
         }
     }
+#ifdef TL_CUDA_EMULATE
+    if (tl_cuda_testing_init(sub) < 0) {
+        Py_DECREF(sub);
+        return -1;
+    }
+#endif
     return PyModule_AddObject(m, "_testing", sub) < 0 ? (Py_DECREF(sub), -1)
                                                       : 0;
 }
