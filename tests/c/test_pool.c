@@ -1287,9 +1287,23 @@ static void test_asan_poisoning(void)
     CHECK(!__asan_address_is_poisoned(p + 39));
     CHECK(__asan_address_is_poisoned(p + 40));
     pfree(a, p, 40);
+    /* A quick block (Note [Quick lists]) is poisoned whole too, and a pop
+     * unpoisons exactly the new request. */
+    CHECK(tl_pool_set_quick_lists(a, true) == 0);
+    p = palloc(a, 100);
+    pfree(a, p, 100);
+    CHECK(__asan_address_is_poisoned(p));
+    CHECK(__asan_address_is_poisoned(p + 99));
+    {
+        char *r = palloc(a, 90);
+        CHECK(r == p);
+        CHECK(!__asan_address_is_poisoned(r + 89));
+        CHECK(__asan_address_is_poisoned(r + 90));
+        pfree(a, r, 90);
+    }
     pfree(a, q, 128);
     /* fake_free memsets whole segments: it would fault if the pool did
-     * not unpoison them before giving them back. */
+     * not unpoison them before giving them back (quick blocks included). */
     CHECK(tl_pool_destroy(a) == 0);
 
     /* The process's CPU pool poisons as well. */
