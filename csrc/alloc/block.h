@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "tensorlib/alloc.h"
+#include "metacache.h"
 
 enum {
     TL_BLOCK_READONLY = 1u << 0, /* the memory may not be written */
@@ -57,6 +58,7 @@ struct tl_block {
  * which the head is the first member. */
 typedef struct tl_bundle {
     atomic_int parts; /* parts not yet dead */
+    uint32_t bytes;   /* of the whole allocation (a TL_META_BUNDLE) */
 } tl_bundle;
 
 /* One part of h died; frees h's allocation when it was the last.  A count
@@ -65,7 +67,7 @@ static inline void tl_bundle_put(tl_bundle *h)
 {
     if (atomic_load_explicit(&h->parts, memory_order_acquire) == 1 ||
         atomic_fetch_sub_explicit(&h->parts, 1, memory_order_acq_rel) == 1) {
-        free(h);
+        tl_meta_put(TL_META_BUNDLE, h, h->bytes);
     }
 }
 

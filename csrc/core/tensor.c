@@ -8,6 +8,7 @@
 
 #include "device_impl.h"
 #include "../alloc/fault.h"
+#include "../alloc/metacache.h"
 #include "shape.h"
 #include "tensor_impl.h"
 #include "tensorlib/cow.h"
@@ -340,7 +341,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
                                     tl_version *version, tl_tensor_impl *base,
                                     bool adopt)
 {
-    tl_tensor_impl *t = tl_fault_malloc(sizeof *t);
+    tl_tensor_impl *t = tl_meta_get(TL_META_IMPL, sizeof *t);
     if (!t) {
         tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
         return NULL;
@@ -348,7 +349,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     t->sizes = t->inline_sizes;
     t->strides = t->inline_strides;
     if (impl_reserve_dims(t, ndim) < 0) {
-        free(t);
+        tl_meta_put(TL_META_IMPL, t, sizeof *t);
         return NULL;
     }
     impl_init(t, s, storage_offset, ndim, sizes, strides, dt, version, base,
@@ -380,6 +381,8 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
  * reference to its own storage and counter, and the storage the only one
  * to its own block, so tl_tensor_decref gives the bytes back and frees
  * the bundle at once, without touching the part count (bundle_dies_whole).
+ * Bundles and the impls of views come from, and go back to, this thread's
+ * metadata caches (Note [Metadata caches] in csrc/alloc/metacache.c).
  * The cost: a bundle's memory (about 400 bytes) stays until its last part
  * dies, e.g. while a NumPy array still exports the block of a dead
  * tensor; and ASan sees a use of a dead part as a use of live memory
@@ -403,6 +406,7 @@ static tl_tensor_impl *bundle_finish(tensor_bundle *bu, int64_t nbytes,
                                      const int64_t *strides, tl_dtype dt)
 {
     atomic_init(&bu->head.parts, BUNDLE_PARTS);
+    bu->head.bytes = sizeof *bu;
     storage_init(&bu->storage, &bu->block, 0, nbytes, resizable, &bu->head);
     version_init(&bu->version, &bu->head);
     impl_init(&bu->impl, &bu->storage, storage_offset, ndim, sizes, strides,
@@ -426,7 +430,7 @@ static tl_tensor_impl *fresh_tensor(int ndim, const int64_t *sizes,
         if (!a) {
             return NULL;
         }
-        tensor_bundle *bu = tl_fault_malloc(sizeof *bu);
+        tensor_bundle *bu = tl_meta_get(TL_META_BUNDLE, sizeof *bu);
         if (!bu) {
             tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
             return NULL;
@@ -572,7 +576,7 @@ tl_tensor_impl *tl_tensor_wrap(void *ptr, size_t nbytes, tl_device dev,
                            tl_itemsize(dt), (int64_t)nbytes) < 0) {
         return NULL;
     }
-    tensor_bundle *bu = tl_fault_malloc(sizeof *bu);
+    tensor_bundle *bu = tl_meta_get(TL_META_BUNDLE, sizeof *bu);
     if (!bu) {
         tl_error(TL_ERR_MEMORY, "out of memory for a tensor");
         return NULL;
@@ -676,11 +680,13 @@ void tl_tensor_decref(tl_tensor_impl *t)
     if (t->bundle && bundle_dies_whole(t)) {
         TL_ASSERT(atomic_load(&t->storage->exports) == 0);
         tl_block_release_bytes(t->storage->block);
-        free(t->retired);
+        if (t->retired) {
+            free(t->retired);
+        }
         if (t->sizes != t->inline_sizes) {
             free(t->sizes);
         }
-        free(t->bundle);
+        tl_meta_put(TL_META_BUNDLE, t->bundle, sizeof(tensor_bundle));
         return;
     }
     if (!t->storage_borrowed) {
@@ -689,15 +695,21 @@ void tl_tensor_decref(tl_tensor_impl *t)
     if (!version_borrowed(t)) {
         version_decref(t->version);
     }
-    for (int32_t i = 0; i < t->nretired; i++) {
-        tl_storage_decref(t->retired[i]);
+    if (t->retired) {
+        for (int32_t i = 0; i < t->nretired; i++) {
+            tl_storage_decref(t->retired[i]);
+        }
+        free(t->retired);
     }
-    free(t->retired);
     tl_tensor_decref(t->base); /* last: it may hold what t borrowed */
     if (t->sizes != t->inline_sizes) {
         free(t->sizes);
     }
-    meta_free(t, t->bundle);
+    if (t->bundle) {
+        tl_bundle_put(t->bundle);
+    } else {
+        tl_meta_put(TL_META_IMPL, t, sizeof *t);
+    }
 }
 
 int64_t tl_tensor_refcount(const tl_tensor_impl *t)

@@ -2,8 +2,9 @@
  * once: tl_alloc_stress (every CPU memory kind through the registry,
  * blocks handed between threads, arena resets, stats and empty_cache
  * racing with allocations), then threads of our own creating tensors in
- * their own workspaces and in the caching pool, and the counters adding
- * up afterwards.  Run under ASan/UBSan/LSan by `make SAN=1 ctest`. */
+ * their own workspaces and in the caching pool (and views of them), and
+ * the counters adding up afterwards; the threads' exits free their
+ * metadata caches (Note [Metadata caches]: LSan reports what they keep).  Run under ASan/UBSan/LSan by `make SAN=1 ctest`. */
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -74,6 +75,14 @@ static void *tensor_worker(void *arg)
             ((double *)tl_tensor_data(d))[n[0] - 1] != v.v.f) {
             atomic_fetch_add(&bad, 1);
         }
+        /* A view: its impl comes from, and goes back to, this thread's
+         * metadata cache, which the thread's exit must free (LSan). */
+        const int perm[1] = {0};
+        tl_tensor_impl *view = d ? tl_view_permute(d, perm) : NULL;
+        if (view == NULL || tl_tensor_data(view) != tl_tensor_data(d)) {
+            atomic_fetch_add(&bad, 1);
+        }
+        tl_tensor_decref(view);
         tl_tensor_decref(keep[i % 8]);
         keep[i % 8] = d;
         if (i % 10 == 9) {
