@@ -484,6 +484,44 @@ def test_iter_over_first_dim():
         iter(tl.tensor(1.0))
 
 
+def test_iterator_protocol():
+    """iter(t) is an iterator of its own (not the sequence protocol's):
+    rows as views, a length hint, exhausted stays exhausted, a resize
+    between steps is seen, and nothing leaks."""
+    import operator
+    rng = np.random.default_rng(3)
+    for shape in [(5,), (4, 3), (2, 3, 4), (0, 2), (1, 1, 1)]:
+        a = rng.uniform(-1, 1, shape)
+        for view in (a, a[::-1], a[::2] if a.ndim else a):
+            t = tl.from_numpy(view)
+            it = iter(t)
+            assert iter(it) is it
+            assert operator.length_hint(it) == len(view)
+            got = [r.tolist() for r in it]
+            assert got == [np.asarray(r).tolist() for r in view]
+            assert operator.length_hint(it) == 0
+            assert list(it) == [] and next(it, None) is None
+    t = tl.arange(6.0).reshape(3, 2)
+    it = iter(t)
+    assert next(it).tolist() == [0.0, 1.0]
+    t.resize_(2, 2)            # one row left
+    assert [r.tolist() for r in it] == [[2.0, 3.0]]
+    t = tl.arange(6.0).reshape(3, 2)
+    it = iter(t)
+    t.set_(tl.tensor(5.0))     # now 0-d: the iteration just ends
+    assert list(it) == []
+    t = tl.arange(12.0).reshape(4, 3)
+    before = sys.getrefcount(t)
+    for _ in range(200):
+        list(t)
+        it = iter(t)
+        next(it)
+        del it
+    assert sys.getrefcount(t) == before
+    with pytest.raises(TypeError):
+        type(iter(t))()
+
+
 def test_indexing_first_dim_bounds():
     t = tl.arange(5)
     assert t[-1].item() == 4

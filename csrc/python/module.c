@@ -97,6 +97,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->MemoryFormatType);
     Py_VISIT(st->ExporterType);
     Py_VISIT(st->StorageType);
+    Py_VISIT(st->TensorIterType);
     Py_VISIT(st->ShapeError);
     Py_VISIT(st->TooHardError);
     for (int i = 0; i < TL_DTYPE_COUNT; i++) {
@@ -123,6 +124,7 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->MemoryFormatType);
     Py_CLEAR(st->ExporterType);
     Py_CLEAR(st->StorageType);
+    Py_CLEAR(st->TensorIterType);
     Py_CLEAR(st->ShapeError);
     Py_CLEAR(st->TooHardError);
     for (int i = 0; i < TL_DTYPE_COUNT; i++) {

@@ -27,6 +27,7 @@ typedef struct {
     PyTypeObject *MemoryFormatType;
     PyTypeObject *ExporterType;  /* keeps a storage exported for NumPy */
     PyTypeObject *StorageType;
+    PyTypeObject *TensorIterType; /* iter(tensor): its rows */
     PyObject *ShapeError;
     PyObject *TooHardError;
     PyObject *dtypes[TL_DTYPE_COUNT];      /* the dtype singletons */
