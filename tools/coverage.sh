@@ -17,6 +17,13 @@ JOBS=${JOBS:-2}
 GCOVR=${GCOVR:-$(dirname "$PY")/gcovr}
 command -v "$GCOVR" >/dev/null 2>&1 || GCOVR=gcovr
 rm -rf build-cov build-cov-cuda
+# pytest runs from /tmp (so it imports the coverage build, not the source
+# tree): COV_TESTS paths relative to the checkout are made absolute.
+COV_ABS=()
+for t in ${COV_TESTS:-}; do
+    case $t in /*) COV_ABS+=("$t") ;; *) COV_ABS+=("$ROOT/$t") ;; esac
+done
+[ ${#COV_ABS[@]} -gt 0 ] || COV_ABS=("$ROOT/tests")
 set -e
 # 1. the C core and its tests (their counters land in build-cov/csrc).
 make -s COV=1 -j"$JOBS" PYTHON="$PY" ctest
@@ -37,7 +44,7 @@ rc=0
 (cd /tmp && PYTHONPATH="$ROOT/build-cov/pylib" TENSORLIB_REQUIRE_TORCH=1 \
     TENSORLIB_EXPECT_ROOT="$ROOT/build-cov/pylib" \
     "$PY" -m pytest -q -p no:cacheprovider "$@" \
-    --ignore="$ROOT/tests/test_c_core.py" ${COV_TESTS:-"$ROOT/tests"}) || rc=1
+    --ignore="$ROOT/tests/test_c_core.py" "${COV_ABS[@]}") || rc=1
 # 5. the GPU tests over the emulated CUDA runtime, and its injected faults.
 (cd /tmp && PYTHONPATH="$ROOT/build-cov-cuda/pylib" \
     TENSORLIB_EXPECT_ROOT="$ROOT/build-cov-cuda/pylib" \
