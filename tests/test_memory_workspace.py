@@ -64,6 +64,8 @@ def test_innermost_workspace_and_nesting():
         # Leaving the inner one reset it only.
         with pytest.raises(RuntimeError):
             b + 1
+        with pytest.raises(RuntimeError):   # the same-layout fast path
+            tl.ones(4) + b
         assert (a + 1).tolist() == [2.0] * 4
         assert tl._C._workspace_depth() == 1
     with pytest.raises(RuntimeError):

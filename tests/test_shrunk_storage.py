@@ -36,6 +36,9 @@ ACCESS = [
     ("radd", lambda t: 1.5 + t),
     ("exp", lambda t: t.exp()),
     ("binary other operand", lambda t: tl.ones(3, 4) * t),
+    # Note [Same-layout binary fast path]: no iterator, same check
+    ("same-layout add", lambda t: t + t),
+    ("same-layout sub, shrunk second", lambda t: tl.ones(3, 4) - t),
     ("sum", lambda t: t.sum()),
     ("amax(dim)", lambda t: t.amax(1)),
     ("mean", lambda t: t.mean()),

@@ -555,6 +555,51 @@ done:
     return r;
 }
 
+/* Note [Same-layout binary fast path]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The commonest small op -- two CPU tensors of one shape, both
+ * contiguous and aligned, of the dtype the op computes and returns, no
+ * out= -- needs none of the iterator: no broadcast, no cast, no buffer,
+ * no overlap (the output is fresh), no thread split (below the grain).
+ * tl_op_binary checks that after every refusal of the general path has
+ * run (dtypes, alpha, integer division by zero, negative powers) and
+ * then makes the output as the iterator's same-shape set-up would
+ * (tl_tensor_empty of the inputs' sizes, default memory kind) and runs
+ * the kernel once over numel elements: about 700 instructions less of
+ * `a + b` on 10 floats (issue 22).  The operands' liveness checks (a
+ * stale workspace tensor, a storage shrunk under the view) run as the
+ * iterator runs them. */
+static bool same_layout_small(const tl_tensor_impl *a,
+                              const tl_tensor_impl *b)
+{
+    const uint32_t need = TL_FLAG_CONTIGUOUS | TL_FLAG_ALIGNED;
+    return (a->flags & need) == need && (b->flags & need) == need &&
+           a->device.type == TL_DEVICE_CPU &&
+           b->device.type == TL_DEVICE_CPU && a->numel > 0 &&
+           a->numel < TL_ITER_GRAIN && tl_sizes_equal(b, a->ndim, a->sizes);
+}
+
+/* Returns: new reference to the result, or NULL. */
+static tl_tensor_impl *binary_same_layout(tl_iter_loop2d kernel, void *ctx,
+                                          tl_tensor_impl *a,
+                                          tl_tensor_impl *b)
+{
+    if (tl_tensor_check_live(a) < 0 || tl_tensor_check_live(b) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *o = tl_tensor_empty(a->ndim, a->sizes,
+                                        (tl_dtype)a->dtype, tl_device_cpu(),
+                                        TL_MEMKIND_DEFAULT);
+    if (!o) {
+        return NULL;
+    }
+    const int64_t item = tl_itemsize(a->dtype);
+    char *ptrs[3] = {tl_impl_data(o), tl_impl_data(a), tl_impl_data(b)};
+    const int64_t st[6] = {item, item, item, 0, 0, 0};
+    kernel(ptrs, st, a->numel, 1, ctx);
+    return o;
+}
+
 tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
                              tl_tensor_impl *b, const tl_scalar *alpha)
 {
@@ -681,6 +726,10 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         }
     }
 
+    if (!out && (int)a->dtype == compute && (int)b->dtype == compute &&
+        result == compute && kdt == compute && same_layout_small(a, b)) {
+        return binary_same_layout(kernel, &kctx, a, b);
+    }
     tl_iter_config c;
     tl_iter_config_init(&c);
     tl_iter_config_add_output(&c, out);
