@@ -14,6 +14,7 @@ CPU kernels for), with PyTorch's result dtype, and the values lie in the
 sampler's range.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -606,7 +607,6 @@ def test_refusal(case, torch):
     tg = torch.Generator().manual_seed(7)
     tx = make(torch) if make else None
     theirs = None
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -814,8 +814,7 @@ def _unit(t, dt):
     a = _vals(t)
     if np.iscomplexobj(a):
         a = np.concatenate([a.real.ravel(), a.imag.ravel()])
-    assert a.min() >= 0 and a.max() <= 1.0  # rounding may reach 1 in f16? no
-    assert a.max() < 1.0
+    assert a.min() >= 0 and a.max() < 1.0
 
 
 def _finite(t, dt):
@@ -917,7 +916,6 @@ OUR_EXTRAS = {
 
 @pytest.mark.parametrize("sampler", SAMPLERS, ids=[s[0] for s in SAMPLERS])
 def test_dtype_sweep(sampler, torch):
-    import warnings
     name, fn, check = sampler
     for k, dt in enumerate(DTYPES):
         try:
@@ -989,8 +987,6 @@ def test_uniform_edges():
         v = tl.zeros(50, dtype=dt).uniform_(-1.0, -1.0 + 1e-12,
                                             generator=g).tolist()
         assert max(v) < -1.0 + 1e-12 + 1e-3
-        v = tl.zeros(50, dtype=dt).uniform_(0.0, 1e-30 if dt == tl.float64
-                                            else 0.0, generator=g)
     for dt in (tl.complex64, tl.complex128):
         a = np.asarray(tl.zeros(100, dtype=dt).uniform_(2, 3, generator=g))
         assert a.real.min() >= 2 and a.imag.max() < 3
@@ -1056,20 +1052,27 @@ def _offset(g):
     return int.from_bytes(bytes(g.get_state().tolist()[8:]), "little")
 
 
+# Ops whose result is made by the core after the draw (multinomial,
+# poisson) or computed from drawn numbers with new temporaries (normal's
+# tensor forms): an allocation failing after the draw still consumes it.
+DRAW_THEN_ALLOCATE = {"multinomial", "multinomial-rep-out", "poisson",
+                      "normal-tensors", "normal-mean-tensor",
+                      "normal-std-tensor"}
+
+
 @pytest.mark.parametrize("case", _oom_cases(), ids=lambda c: c[0])
-def test_allocation_failure_draws_nothing_extra(case):
-    # An allocation failure anywhere in a random op raises MemoryError and
-    # either leaves the generator's offset as it was (the failure came
-    # before the draw) or moves it by exactly one call's draw (the numbers
-    # were reserved, then the result's Python object or a later temporary
-    # could not be allocated): never a partial or a double reservation.
-    # (Reserving only once every allocation has succeeded would need the
-    # result wrapped before the fill; not done, see the issue 23 report.)
+def test_allocation_failure_draws_nothing(case):
+    # An allocation failure anywhere in a random op raises MemoryError and,
+    # as a refusal, leaves the generator's offset as it was: the result's
+    # Python object is made before the draw (it was made after: a failure
+    # there consumed the numbers).  For DRAW_THEN_ALLOCATE the offset moves
+    # by nothing or by exactly one call's draw, never partly or twice.
     name, op = case
     g = tl.Generator().manual_seed(3)
     o0 = _offset(g)
     op(g)
     step = _offset(g) - o0
+    allowed = (0, step) if name in DRAW_THEN_ALLOCATE else (0,)
     for n in range(300):
         before = _offset(g)
         T.fail_allocation(n)
@@ -1079,7 +1082,7 @@ def test_allocation_failure_draws_nothing_extra(case):
             fired = T.allocation_state()[1]
             T.fail_allocation(-1)
             assert fired, (name, n)
-            assert _offset(g) - before in (0, step), (name, n)
+            assert _offset(g) - before in allowed, (name, n)
             continue
         finally:
             T.fail_allocation(-1)

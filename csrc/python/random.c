@@ -228,15 +228,27 @@ static bool not_complex_or_bool(tl_dtype dt, const char *fname)
     return false;
 }
 
-/* Finishes a creation function: on rc == 0 the tensor's object (t
- * stolen), else the error.  Returns: new reference, or NULL. */
-static PyObject *finish(tl_mstate *st, tl_tensor_impl *t, int rc)
+/* A creation function's result object, made before any number is
+ * drawn into *t: an allocation failing after the draw would have
+ * consumed the numbers of a call that fails.  *t is stolen and becomes
+ * the object's impl.  Returns: new reference, or NULL. */
+static PyObject *result_obj(tl_mstate *st, tl_tensor_impl **t)
+{
+    PyObject *o = tl_py_wrap(st, *t);
+    *t = o ? tl_py_impl(o) : NULL;
+    return o;
+}
+
+/* Finishes a creation function: on rc == 0 its result object o (stolen),
+ * else the core's error.  Returns: new reference, or NULL. */
+static PyObject *finish(tl_mstate *st, PyObject *o, int rc)
 {
     if (rc < 0) {
-        tl_tensor_decref(t);
-        return tl_py_raise(st);
+        tl_py_raise(st);
+        Py_DECREF(o);
+        return NULL;
     }
-    return tl_py_wrap(st, t);
+    return o;
 }
 
 /* ---- the Generator type ------------------------------------------------------ */
@@ -527,12 +539,13 @@ static PyObject *rand_common(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = dest(st, kw[1], kw[2], kw[3], ndim, sizes,
                              TL_DEFAULT_FLOAT, fname, floating_or_complex);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     int rc = normal ? tl_random_normal_(t, 0.0, 1.0, g)
                     : tl_random_uniform_(t, 0.0, 1.0, g);
-    return finish(st, t, rc);
+    return finish(st, o, rc);
 }
 
 static PyObject *py_rand(PyObject *m, PyObject *const *args,
@@ -628,14 +641,15 @@ static PyObject *py_randint(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = dest(st, kw[4], kw[5], kw[6], ndim, sizes,
                              TL_DTYPE_INT64, "randint", bounds_dtype_ok);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     if (fill_integers(st, t, low, high, g, "randint") < 0) {
-        tl_tensor_decref(t);
+        Py_DECREF(o);
         return NULL;
     }
-    return tl_py_wrap(st, t);
+    return o;
 }
 
 /* An uninitialised tensor like input (PyTorch's empty_like), dtype and
@@ -677,12 +691,13 @@ static PyObject *like_common(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = like(st, kw[0], kw[1], kw[2], fname,
                              floating_or_complex);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     int rc = normal ? tl_random_normal_(t, 0.0, 1.0, g)
                     : tl_random_uniform_(t, 0.0, 1.0, g);
-    return finish(st, t, rc);
+    return finish(st, o, rc);
 }
 
 static PyObject *py_rand_like(PyObject *m, PyObject *const *args,
@@ -727,14 +742,15 @@ static PyObject *py_randint_like(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = like(st, kw[0], kw[3], kw[4], "randint_like",
                              bounds_dtype_ok);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     if (fill_integers(st, t, low, high, g, "randint_like") < 0) {
-        tl_tensor_decref(t);
+        Py_DECREF(o);
         return NULL;
     }
-    return tl_py_wrap(st, t);
+    return o;
 }
 
 /* randperm(n, *, generator, out, dtype=int64, device) */
@@ -767,10 +783,11 @@ static PyObject *py_randperm(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = dest(st, kw[2], kw[3], kw[4], 1, &n, TL_DTYPE_INT64,
                              "randperm", not_complex_or_bool);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
-    return finish(st, t, tl_random_randperm_(t, g));
+    return finish(st, o, tl_random_randperm_(t, g));
 }
 
 /* The one-element or real-number value of o for normal's scalar forms.
@@ -847,7 +864,8 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
         }
         t = dest(st, kw[4], kw[5], kw[6], ndim, sizes, TL_DEFAULT_FLOAT,
                  "normal", floating_or_complex);
-        return t ? finish(st, t, tl_random_normal_(t, mean, std, g)) : NULL;
+        PyObject *o = t ? result_obj(st, &t) : NULL;
+        return o ? finish(st, o, tl_random_normal_(t, mean, std, g)) : NULL;
     }
     if (kw[2] || (kw[5] && kw[5] != Py_None) ||
         (kw[6] && kw[6] != Py_None)) {
@@ -1009,10 +1027,11 @@ static PyObject *bernoulli_impl(tl_mstate *st, PyObject *const *kw)
     } else {
         t = like(st, kw[0], NULL, NULL, "bernoulli", NULL);
     }
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
-    return finish(st, t, has_p ? tl_random_bernoulli_(t, p, g)
+    return finish(st, o, has_p ? tl_random_bernoulli_(t, p, g)
                                : tl_random_bernoulli_tensor_(t, in, g));
 }
 
@@ -1074,7 +1093,11 @@ static PyObject *multinomial_impl(tl_mstate *st, PyObject *input,
         }
         int rc = tl_op_copy_(o, r);
         tl_tensor_decref(r);
-        return finish(st, o, rc);
+        if (rc < 0) {
+            tl_tensor_decref(o);
+            return tl_py_raise(st);
+        }
+        return tl_py_wrap(st, o);
     }
     return tl_py_wrap(st, r);
 }
