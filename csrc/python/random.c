@@ -118,6 +118,41 @@ static int require_cpu(tl_device dev, const char *fname)
     return -1;
 }
 
+/* Whether out can take a result of shape (ndim, sizes): 1 when it has
+ * that shape, 0 when it must be resized first (it has no elements and
+ * owns its storage), else -1 with a ShapeError naming both shapes.
+ * Changes nothing, so a caller can check before drawing any numbers. */
+static int out_fits(tl_mstate *st, const tl_tensor_impl *out, int ndim,
+                    const int64_t *sizes, const char *fname)
+{
+    bool same = out->ndim == ndim;
+    for (int d = 0; same && d < ndim; d++) {
+        same = out->sizes[d] == sizes[d];
+    }
+    if (same) {
+        return 1;
+    }
+    if (out->numel == 0 && !out->base && out->storage_offset == 0) {
+        return 0;
+    }
+    char have[160], want[160];
+    size_t nh = 0, nw = 0;
+    have[0] = want[0] = '\0';
+    for (int d = 0; d < out->ndim && nh < sizeof have; d++) {
+        nh += (size_t)snprintf(have + nh, sizeof have - nh, "%s%lld",
+                               d ? ", " : "", (long long)out->sizes[d]);
+    }
+    for (int d = 0; d < ndim && nw < sizeof want; d++) {
+        nw += (size_t)snprintf(want + nw, sizeof want - nw, "%s%lld",
+                               d ? ", " : "", (long long)sizes[d]);
+    }
+    tl_error(TL_ERR_SHAPE, "%s(): out of shape [%s] (%lld elements) cannot "
+             "take the result of shape [%s]; only an empty out is resized",
+             fname, have, (long long)out->numel, want);
+    tl_py_raise(st);
+    return -1;
+}
+
 /* The destination of a creation function: out (resized when it has no
  * elements and owns its storage, as the ops' out=) or a new tensor of
  * sizes.  The dtype is dtype when given (out's must then match), else
@@ -159,17 +194,11 @@ static tl_tensor_impl *dest(tl_mstate *st, PyObject *outo, PyObject *dto,
                                             TL_MEMKIND_DEFAULT);
         return t ? t : (tl_tensor_impl *)tl_py_raise(st);
     }
-    bool same = out->ndim == ndim;
-    for (int d = 0; same && d < ndim; d++) {
-        same = out->sizes[d] == sizes[d];
+    int fit = out_fits(st, out, ndim, sizes, fname);
+    if (fit < 0) {
+        return NULL;
     }
-    if (!same) {
-        if (out->numel != 0 || out->base || out->storage_offset != 0) {
-            tl_error(TL_ERR_SHAPE, "%s(): out has %lld elements in %d dims, "
-                     "not the requested shape of %d dims", fname,
-                     (long long)out->numel, out->ndim, ndim);
-            return (tl_tensor_impl *)tl_py_raise(st);
-        }
+    if (fit == 0) {
         if (tl_tensor_check_writable(out) < 0 ||
             tl_tensor_resize_(out, ndim, sizes) < 0) {
             return (tl_tensor_impl *)tl_py_raise(st);
@@ -199,15 +228,27 @@ static bool not_complex_or_bool(tl_dtype dt, const char *fname)
     return false;
 }
 
-/* Finishes a creation function: on rc == 0 the tensor's object (t
- * stolen), else the error.  Returns: new reference, or NULL. */
-static PyObject *finish(tl_mstate *st, tl_tensor_impl *t, int rc)
+/* A creation function's result object, made before any number is
+ * drawn into *t: an allocation failing after the draw would have
+ * consumed the numbers of a call that fails.  *t is stolen and becomes
+ * the object's impl.  Returns: new reference, or NULL. */
+static PyObject *result_obj(tl_mstate *st, tl_tensor_impl **t)
+{
+    PyObject *o = tl_py_wrap(st, *t);
+    *t = o ? tl_py_impl(o) : NULL;
+    return o;
+}
+
+/* Finishes a creation function: on rc == 0 its result object o (stolen),
+ * else the core's error.  Returns: new reference, or NULL. */
+static PyObject *finish(tl_mstate *st, PyObject *o, int rc)
 {
     if (rc < 0) {
-        tl_tensor_decref(t);
-        return tl_py_raise(st);
+        tl_py_raise(st);
+        Py_DECREF(o);
+        return NULL;
     }
-    return tl_py_wrap(st, t);
+    return o;
 }
 
 /* ---- the Generator type ------------------------------------------------------ */
@@ -299,10 +340,15 @@ static PyObject *state_of(tl_mstate *st, tl_generator *g)
 
 static int set_state_from(tl_mstate *st, tl_generator *g, PyObject *o)
 {
-    if (!tl_py_is_tensor(st, o) ||
-        tl_py_impl(o)->dtype != TL_DTYPE_UINT8) {
+    if (!tl_py_is_tensor(st, o)) {
         PyErr_Format(PyExc_TypeError, "set_state(): the state must be a "
                      "uint8 tensor, not %.100s", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    if (tl_py_impl(o)->dtype != TL_DTYPE_UINT8) {
+        PyErr_Format(PyExc_TypeError, "set_state(): the state must be a "
+                     "uint8 tensor, not a %s tensor",
+                     tl_dtype_info_of((tl_dtype)tl_py_impl(o)->dtype)->name);
         return -1;
     }
     tl_tensor_impl *t = tl_py_impl(o);
@@ -458,7 +504,7 @@ static PyObject *py_set_rng_state(PyObject *m, PyObject *arg)
 /* ---- creation functions ------------------------------------------------------- */
 
 static const char *const size_kw[] = {"generator", "out", "dtype", "device",
-                                      NULL};
+                                      "size", NULL};
 
 /* rand/randn(*size, generator=, out=, dtype=, device=) */
 static PyObject *rand_common(PyObject *m, PyObject *const *args,
@@ -466,7 +512,7 @@ static PyObject *rand_common(PyObject *m, PyObject *const *args,
                              const char *fname, bool normal)
 {
     tl_mstate *st = tl_state_of_module(m);
-    PyObject *kw[4];
+    PyObject *kw[5];
     int64_t sizes[TL_MAX_DIMS];
     tl_generator *g;
     if (tl_py_parse_args(args + nargs, 0, kwnames, size_kw, 0, kw,
@@ -474,23 +520,32 @@ static PyObject *rand_common(PyObject *m, PyObject *const *args,
         parse_generator(st, kw[0], &g, fname) < 0) {
         return NULL;
     }
-    if (nargs == 0) {
+    /* The size: positional (*size or one sequence) or size= (PyTorch
+     * takes both). */
+    if (nargs > 0 && kw[4]) {
+        PyErr_Format(PyExc_TypeError, "%s() got multiple values for "
+                     "argument 'size'", fname);
+        return NULL;
+    }
+    if (nargs == 0 && !kw[4]) {
         PyErr_Format(PyExc_TypeError, "%s() missing required argument "
                      "'size'", fname);
         return NULL;
     }
-    int ndim = tl_py_parse_shape(args, nargs, sizes, fname);
+    int ndim = nargs ? tl_py_parse_shape(args, nargs, sizes, fname)
+                     : tl_py_parse_shape(&kw[4], 1, sizes, fname);
     if (ndim < 0) {
         return NULL;
     }
     tl_tensor_impl *t = dest(st, kw[1], kw[2], kw[3], ndim, sizes,
                              TL_DEFAULT_FLOAT, fname, floating_or_complex);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     int rc = normal ? tl_random_normal_(t, 0.0, 1.0, g)
                     : tl_random_uniform_(t, 0.0, 1.0, g);
-    return finish(st, t, rc);
+    return finish(st, o, rc);
 }
 
 static PyObject *py_rand(PyObject *m, PyObject *const *args,
@@ -514,7 +569,8 @@ static int parse_bound(PyObject *o, int64_t *v, const char *fname,
     if (PyFloat_Check(o)) {
         double d = PyFloat_AsDouble(o);
         if (d != floor(d) || !(fabs(d) < 9.2e18)) {
-            PyErr_Format(PyExc_ValueError, "%s must be an integer, got %R",
+            /* TypeError as PyTorch's (which takes no floats at all). */
+            PyErr_Format(PyExc_TypeError, "%s must be an integer, got %R",
                          buf, o);
             return -1;
         }
@@ -565,7 +621,7 @@ static PyObject *py_randint(PyObject *m, PyObject *const *args,
         kw[2] = kw[1];
         kw[1] = kw[0];
         kw[0] = NULL;
-    } else if (nargs <= 1 && kw[0] && !kw[1]) {
+    } else if (nargs == 1 && !kw[1]) { /* randint(high, size=...) */
         kw[1] = kw[0];
         kw[0] = NULL;
     }
@@ -585,14 +641,15 @@ static PyObject *py_randint(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = dest(st, kw[4], kw[5], kw[6], ndim, sizes,
                              TL_DTYPE_INT64, "randint", bounds_dtype_ok);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     if (fill_integers(st, t, low, high, g, "randint") < 0) {
-        tl_tensor_decref(t);
+        Py_DECREF(o);
         return NULL;
     }
-    return tl_py_wrap(st, t);
+    return o;
 }
 
 /* An uninitialised tensor like input (PyTorch's empty_like), dtype and
@@ -634,12 +691,13 @@ static PyObject *like_common(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = like(st, kw[0], kw[1], kw[2], fname,
                              floating_or_complex);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     int rc = normal ? tl_random_normal_(t, 0.0, 1.0, g)
                     : tl_random_uniform_(t, 0.0, 1.0, g);
-    return finish(st, t, rc);
+    return finish(st, o, rc);
 }
 
 static PyObject *py_rand_like(PyObject *m, PyObject *const *args,
@@ -668,7 +726,7 @@ static PyObject *py_randint_like(PyObject *m, PyObject *const *args,
                          "randint_like") < 0) {
         return NULL;
     }
-    if (nargs == 2) { /* randint_like(input, high) */
+    if (nargs == 2 && !kw[2]) { /* randint_like(input, high) */
         kw[2] = kw[1];
         kw[1] = NULL;
     }
@@ -684,14 +742,15 @@ static PyObject *py_randint_like(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = like(st, kw[0], kw[3], kw[4], "randint_like",
                              bounds_dtype_ok);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
     if (fill_integers(st, t, low, high, g, "randint_like") < 0) {
-        tl_tensor_decref(t);
+        Py_DECREF(o);
         return NULL;
     }
-    return tl_py_wrap(st, t);
+    return o;
 }
 
 /* randperm(n, *, generator, out, dtype=int64, device) */
@@ -724,10 +783,11 @@ static PyObject *py_randperm(PyObject *m, PyObject *const *args,
     }
     tl_tensor_impl *t = dest(st, kw[2], kw[3], kw[4], 1, &n, TL_DTYPE_INT64,
                              "randperm", not_complex_or_bool);
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
-    return finish(st, t, tl_random_randperm_(t, g));
+    return finish(st, o, tl_random_randperm_(t, g));
 }
 
 /* The one-element or real-number value of o for normal's scalar forms.
@@ -790,25 +850,22 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
         return NULL;
     }
     if (mnum && snum) {
+        /* size is required, out= or not (as PyTorch, whose number
+         * forms all take a size). */
         int64_t sizes[TL_MAX_DIMS];
-        if (!kw[2] && !kw[4]) {
+        if (!kw[2] || kw[2] == Py_None) {
             PyErr_SetString(PyExc_TypeError, "normal(): with a number mean "
                             "and std, size is required");
             return NULL;
         }
-        int ndim = 0;
-        if (kw[2] && (ndim = tl_py_parse_shape(&kw[2], 1, sizes,
-                                               "normal")) < 0) {
+        int ndim = tl_py_parse_shape(&kw[2], 1, sizes, "normal");
+        if (ndim < 0) {
             return NULL;
-        }
-        if (!kw[2]) {
-            tl_tensor_impl *o = tl_py_impl(kw[4]);
-            ndim = o->ndim;
-            memcpy(sizes, o->sizes, (size_t)ndim * sizeof(int64_t));
         }
         t = dest(st, kw[4], kw[5], kw[6], ndim, sizes, TL_DEFAULT_FLOAT,
                  "normal", floating_or_complex);
-        return t ? finish(st, t, tl_random_normal_(t, mean, std, g)) : NULL;
+        PyObject *o = t ? result_obj(st, &t) : NULL;
+        return o ? finish(st, o, tl_random_normal_(t, mean, std, g)) : NULL;
     }
     if (kw[2] || (kw[5] && kw[5] != Py_None) ||
         (kw[6] && kw[6] != Py_None)) {
@@ -816,13 +873,12 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
                         "are only for a number mean and std");
         return NULL;
     }
-    /* Tensor forms: result dtype and shape from the tensors; checks first. */
+    /* Tensor forms: the result has mean's dtype when mean is a tensor,
+     * else std's (as PyTorch: normal(float16, float64) is float16), and
+     * the broadcast shape; checks first. */
     tl_tensor_impl *mi = mnum ? NULL : tl_py_impl(kw[0]);
     tl_tensor_impl *si = snum ? NULL : tl_py_impl(kw[1]);
-    tl_dtype dt = mi && si ? tl_promote_types((tl_dtype)mi->dtype,
-                                              (tl_dtype)si->dtype)
-                  : mi     ? (tl_dtype)mi->dtype
-                           : (tl_dtype)si->dtype;
+    tl_dtype dt = mi ? (tl_dtype)mi->dtype : (tl_dtype)si->dtype;
     if ((mi && !tl_dtype_is_floating((tl_dtype)mi->dtype)) ||
         (si && !tl_dtype_is_floating((tl_dtype)si->dtype))) {
         tl_dtype bad = mi && !tl_dtype_is_floating((tl_dtype)mi->dtype)
@@ -971,10 +1027,11 @@ static PyObject *bernoulli_impl(tl_mstate *st, PyObject *const *kw)
     } else {
         t = like(st, kw[0], NULL, NULL, "bernoulli", NULL);
     }
-    if (!t) {
+    PyObject *o = t ? result_obj(st, &t) : NULL;
+    if (!o) {
         return NULL;
     }
-    return finish(st, t, has_p ? tl_random_bernoulli_(t, p, g)
+    return finish(st, o, has_p ? tl_random_bernoulli_(t, p, g)
                                : tl_random_bernoulli_tensor_(t, in, g));
 }
 
@@ -1010,6 +1067,18 @@ static PyObject *multinomial_impl(tl_mstate *st, PyObject *input,
                      "got %s", tl_dtype_info_of((tl_dtype)out->dtype)->name);
         return NULL;
     }
+    /* An out that cannot take the result is refused before any number is
+     * drawn (a bad probs or num_samples is the core's error, also before
+     * drawing). */
+    const tl_tensor_impl *pi = tl_py_impl(input);
+    if (out && ns > 0 && (pi->ndim == 1 || pi->ndim == 2)) {
+        int64_t osz[2] = {pi->sizes[0], ns};
+        int ond = pi->ndim;
+        if (out_fits(st, out, ond, ond == 2 ? osz : &ns,
+                     "multinomial") < 0) {
+            return NULL;
+        }
+    }
     tl_tensor_impl *r = tl_random_multinomial(tl_py_impl(input), ns,
                                               repl != 0, g);
     if (!r) {
@@ -1024,7 +1093,11 @@ static PyObject *multinomial_impl(tl_mstate *st, PyObject *input,
         }
         int rc = tl_op_copy_(o, r);
         tl_tensor_decref(r);
-        return finish(st, o, rc);
+        if (rc < 0) {
+            tl_tensor_decref(o);
+            return tl_py_raise(st);
+        }
+        return tl_py_wrap(st, o);
     }
     return tl_py_wrap(st, r);
 }
