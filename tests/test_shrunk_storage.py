@@ -36,9 +36,11 @@ ACCESS = [
     ("radd", lambda t: 1.5 + t),
     ("exp", lambda t: t.exp()),
     ("binary other operand", lambda t: tl.ones(3, 4) * t),
-    # Note [Same-layout binary fast path]: no iterator, same check
+    # Note [Same-layout fast path]: no iterator, same check
     ("same-layout add", lambda t: t + t),
     ("same-layout sub, shrunk second", lambda t: tl.ones(3, 4) - t),
+    ("same-layout unary", lambda t: t.neg()),
+    ("same-layout scalar", lambda t: t * 2.0),
     ("sum", lambda t: t.sum()),
     ("amax(dim)", lambda t: t.amax(1)),
     ("mean", lambda t: t.mean()),

@@ -555,49 +555,83 @@ done:
     return r;
 }
 
-/* Note [Same-layout binary fast path]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * The commonest small op -- two CPU tensors of one shape, both
- * contiguous and aligned, of the dtype the op computes and returns, no
- * out= -- needs none of the iterator: no broadcast, no cast, no buffer,
- * no overlap (the output is fresh), no thread split (below the grain).
- * tl_op_binary checks that after every refusal of the general path has
- * run (dtypes, alpha, integer division by zero, negative powers) and
- * then makes the output as the iterator's same-shape set-up would
- * (tl_tensor_empty of the inputs' sizes, default memory kind) and runs
- * the kernel once over numel elements: about 700 instructions less of
- * `a + b` on 10 floats (issue 22).  The operands' liveness checks (a
- * stale workspace tensor, a storage shrunk under the view) run as the
- * iterator runs them. */
-static bool same_layout_small(const tl_tensor_impl *a,
-                              const tl_tensor_impl *b)
+/* Note [Same-layout fast path]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The commonest small ops -- CPU tensors of one shape, all contiguous and
+ * aligned and of the dtype the op computes and returns, or 0-d ones (a
+ * Python scalar's wrapped number), no out= -- need none of the iterator:
+ * no broadcast beyond the scalars, no buffer, no overlap (the output is
+ * fresh), no thread split (below the grain).  tl_op_binary and
+ * tl_op_unary try it after every refusal of the general path has run
+ * (dtypes, alpha, integer division by zero, negative powers): a 0-d input
+ * is converted to the compute dtype as the iterator inlines it, the
+ * output is made as the iterator's same-shape set-up makes it
+ * (tl_tensor_empty of the inputs' sizes, default memory kind), and the
+ * kernel runs once over numel elements, zero strides for the scalars:
+ * about 850 instructions less of `a + b` on 10 floats (issue 22).  The
+ * operands' liveness checks (a stale workspace tensor, a storage shrunk
+ * under the view) run as the iterator runs them.  Returns 1 with *res set
+ * (a new reference, or NULL after an error), or 0: not this case, the
+ * iterator's turn. */
+static int same_layout_run(tl_iter_loop2d kernel, void *ctx, int compute,
+                           int nin, tl_tensor_impl *const *ins,
+                           tl_tensor_impl **res)
 {
     const uint32_t need = TL_FLAG_CONTIGUOUS | TL_FLAG_ALIGNED;
-    return (a->flags & need) == need && (b->flags & need) == need &&
-           a->device.type == TL_DEVICE_CPU &&
-           b->device.type == TL_DEVICE_CPU && a->numel > 0 &&
-           a->numel < TL_ITER_GRAIN && tl_sizes_equal(b, a->ndim, a->sizes);
-}
-
-/* Returns: new reference to the result, or NULL. */
-static tl_tensor_impl *binary_same_layout(tl_iter_loop2d kernel, void *ctx,
-                                          tl_tensor_impl *a,
-                                          tl_tensor_impl *b)
-{
-    if (tl_tensor_check_live(a) < 0 || tl_tensor_check_live(b) < 0) {
-        return NULL;
+    const tl_tensor_impl *ref = NULL;
+    for (int k = 0; k < nin; k++) {
+        const tl_tensor_impl *t = ins[k];
+        if (t->device.type != TL_DEVICE_CPU) {
+            return 0;
+        }
+        if (t->ndim == 0) {
+            continue;
+        }
+        if ((int)t->dtype != compute || (t->flags & need) != need) {
+            return 0;
+        }
+        if (!ref) {
+            ref = t;
+        } else if (!tl_sizes_equal(t, ref->ndim, ref->sizes)) {
+            return 0;
+        }
     }
-    tl_tensor_impl *o = tl_tensor_empty(a->ndim, a->sizes,
-                                        (tl_dtype)a->dtype, tl_device_cpu(),
+    if (!ref || ref->numel == 0 || ref->numel >= TL_ITER_GRAIN) {
+        return 0;
+    }
+    for (int k = 0; k < nin; k++) {
+        if (tl_tensor_check_live(ins[k]) < 0) {
+            *res = NULL;
+            return 1;
+        }
+    }
+    tl_tensor_impl *o = tl_tensor_empty(ref->ndim, ref->sizes,
+                                        (tl_dtype)compute, tl_device_cpu(),
                                         TL_MEMKIND_DEFAULT);
     if (!o) {
-        return NULL;
+        *res = NULL;
+        return 1;
     }
-    const int64_t item = tl_itemsize(a->dtype);
-    char *ptrs[3] = {tl_impl_data(o), tl_impl_data(a), tl_impl_data(b)};
-    const int64_t st[6] = {item, item, item, 0, 0, 0};
-    kernel(ptrs, st, a->numel, 1, ctx);
-    return o;
+    const int64_t item = tl_itemsize((tl_dtype)compute);
+    char *ptrs[3];
+    int64_t st[6] = {0, 0, 0, 0, 0, 0};
+    _Alignas(16) unsigned char scalar[2][16];
+    ptrs[0] = tl_impl_data(o);
+    st[0] = item;
+    for (int k = 0; k < nin; k++) {
+        const tl_tensor_impl *t = ins[k];
+        if (t->ndim == 0) {
+            tl_cvt_get(t->dtype, (tl_dtype)compute)((char *)scalar[k], 0,
+                                                    tl_impl_data(t), 0, 1);
+            ptrs[k + 1] = (char *)scalar[k];
+        } else {
+            ptrs[k + 1] = tl_impl_data(t);
+            st[k + 1] = item;
+        }
+    }
+    kernel(ptrs, st, ref->numel, 1, ctx);
+    *res = o;
+    return 1;
 }
 
 tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
@@ -726,9 +760,10 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         }
     }
 
-    if (!out && (int)a->dtype == compute && (int)b->dtype == compute &&
-        result == compute && kdt == compute && same_layout_small(a, b)) {
-        return binary_same_layout(kernel, &kctx, a, b);
+    tl_tensor_impl *fast;
+    if (!out && result == compute && kdt == compute &&
+        same_layout_run(kernel, &kctx, compute, 2, ab, &fast)) {
+        return fast; /* Note [Same-layout fast path] */
     }
     tl_iter_config c;
     tl_iter_config_init(&c);
@@ -794,6 +829,11 @@ tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
                  unary_info[op].name,
                  dname(compute));
         return NULL;
+    }
+    tl_tensor_impl *fast;
+    if (!out && result == compute && kdt == compute &&
+        same_layout_run(kernel, NULL, compute, 1, &a, &fast)) {
+        return fast; /* Note [Same-layout fast path] */
     }
     tl_iter_config c;
     tl_iter_config_init(&c);
