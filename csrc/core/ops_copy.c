@@ -73,10 +73,41 @@ static int small_copy(tl_tensor_impl *dst, const tl_tensor_impl *src)
     return 1;
 }
 
+/* Issue 22: a contiguous, aligned CPU src of any dtype into a fresh
+ * contiguous dst of its shape, below the parallel grain (t.double(),
+ * t.to(dtype), clone() of a contiguous tensor): the iterator's copy loop
+ * once over numel elements, without the iterator (as Note [Same-layout
+ * fast path] in ops.c does for elementwise ops).  Returns 1 when copied,
+ * 0 when the general path must run, or an error (a stale workspace src, a
+ * storage shrunk under it). */
+static int small_cast(tl_tensor_impl *dst, const tl_tensor_impl *src)
+{
+    const uint32_t need = TL_FLAG_CONTIGUOUS | TL_FLAG_ALIGNED;
+    if ((src->flags & need) != need || (dst->flags & need) != need ||
+        src->device.type != TL_DEVICE_CPU ||
+        dst->device.type != TL_DEVICE_CPU || src->numel == 0 ||
+        src->numel >= TL_ITER_GRAIN ||
+        !tl_sizes_equal(dst, src->ndim, src->sizes)) {
+        return 0;
+    }
+    int rc = tl_tensor_check_live(src);
+    if (rc < 0) {
+        return rc;
+    }
+    char *ptrs[2] = {tl_impl_data(dst), tl_impl_data(src)};
+    const int64_t st[4] = {tl_itemsize(dst->dtype), tl_itemsize(src->dtype),
+                           0, 0};
+    tl_copy_loop_get(src->dtype, dst->dtype)(ptrs, st, src->numel, 1, NULL);
+    return 1;
+}
+
 static int copy_impl(tl_tensor_impl *dst, tl_tensor_impl *src, bool checks)
 {
     if (!checks) { /* dst is fresh: no overlap, writable */
         int rc = small_copy(dst, src);
+        if (rc == 0) {
+            rc = small_cast(dst, src);
+        }
         if (rc != 0) {
             return rc < 0 ? rc : 0;
         }
