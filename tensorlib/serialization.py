@@ -81,6 +81,12 @@ def _count(shape, itemsize, what):
     """Element count and byte size of shape, refusing overflow of int64."""
     n = 1
     for s in shape:
+        # Each size on its own too: after a 0 the product stays 0, but
+        # a size past int64 still cannot be a tensor's (found by
+        # test_fuzz_safetensors_long: shape [0, 2**63]).
+        if s > _INT64_MAX:
+            raise ValueError(f"{what}: size {s} in shape {list(shape)} "
+                             f"does not fit in int64")
         n *= s
         if n > _INT64_MAX:
             raise ValueError(f"{what}: shape {list(shape)} has more "

@@ -334,6 +334,9 @@ BAD = [
     ("shape_float", {"w": t_entry(shape=(2.0,))}, r"'w'.*shape"),
     ("shape_bool", {"w": t_entry(shape=(True, 2))}, r"'w'.*shape"),
     ("overflow", {"w": t_entry(shape=(2 ** 40, 2 ** 40))}, r"'w'.*int64"),
+    # an empty tensor with a size past int64 (test_fuzz_safetensors_long)
+    ("size_past_int64", {"w": t_entry(shape=(0, 2 ** 63), offs=(0, 0))},
+     r"'w'.*size 9223372036854775808.*int64"),
     ("span", {"w": t_entry(shape=(3,), offs=(0, 8))}, r"'w'.*needs 12"),
     ("offs_len", {"w": t_entry(offs=(0,))}, r"'w'.*data_offsets"),
     ("offs_rev", {"w": t_entry(offs=(8, 0))}, r"'w'.*end before"),
