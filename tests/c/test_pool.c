@@ -569,33 +569,6 @@ static void test_quick_lists(void)
     CHECK(tl_pool_set_quick_lists(NULL, true) == TL_ERR_VALUE);
 }
 
-/* With a cache limit of 0 a quick block may not pin its segment. */
-static void test_quick_lists_cache_limit(void)
-{
-    fake_raw f;
-    tl_pool_config c = small_config();
-    tl_allocator *a;
-    void *p, *q;
-
-    c.cache_limit = 0;
-    a = fake_pool(&f, &c);
-    CHECK(a != NULL);
-    if (a == NULL) {
-        return;
-    }
-    CHECK(tl_pool_set_quick_lists(a, true) == 0);
-    p = palloc(a, 100);
-    q = palloc(a, 100);
-    pfree(a, p, 100);
-    CHECK_EQ_I64(tl_pool_segment_count(a), 1);
-    CHECK(tl_pool_check(a) == 0);
-    pfree(a, q, 100);
-    CHECK_EQ_I64(tl_pool_segment_count(a), 0);
-    CHECK_EQ_I64(stats_of(a).cached_bytes, 0);
-    CHECK(tl_pool_check(a) == 0);
-    CHECK(tl_pool_destroy(a) == 0);
-}
-
 static void test_reuse_without_raw_alloc(void)
 {
     static const size_t sizes[] = {1, 64, 100, 4000, 5000, 100 * KiB,
@@ -785,7 +758,8 @@ static void test_cache_limit(void)
     CHECK_EQ_I64(f.allocs, f.frees);
 }
 
-static void test_cache_limit_zero(void)
+/* With quick lists on, a quick block may not pin its segment either. */
+static void cache_limit_zero(bool quick)
 {
     fake_raw f;
     tl_pool_config c = small_config();
@@ -798,14 +772,24 @@ static void test_cache_limit_zero(void)
     if (a == NULL) {
         return;
     }
+    CHECK(tl_pool_set_quick_lists(a, quick) == 0);
     p = palloc(a, 100);
     q = palloc(a, 100);
     pfree(a, p, 100);
     CHECK_EQ_I64(tl_pool_segment_count(a), 1); /* q still lives */
+    CHECK(tl_pool_check(a) == 0);
     pfree(a, q, 100);
     CHECK_EQ_I64(tl_pool_segment_count(a), 0); /* nothing cached */
+    CHECK_EQ_I64(stats_of(a).cached_bytes, 0);
     CHECK_EQ_I64(f.frees, 1);
+    CHECK(tl_pool_check(a) == 0);
     CHECK(tl_pool_destroy(a) == 0);
+}
+
+static void test_cache_limit_zero(void)
+{
+    cache_limit_zero(false);
+    cache_limit_zero(true); /* Note [Quick lists] */
 }
 
 static void test_empty_cache_keeps_live_blocks(void)
@@ -1327,7 +1311,6 @@ int main(void)
     RUN(test_sole_block_paths);
     RUN(test_random_churn_invariants);
     RUN(test_quick_lists);
-    RUN(test_quick_lists_cache_limit);
     RUN(test_reuse_without_raw_alloc);
     RUN(test_stats_sequence);
     RUN(test_cache_limit);
