@@ -941,9 +941,6 @@ HOT_INLINE void absorb_next(pool *p, pblock *a)
     struct_put(p, n);
 }
 
-/* Returns b (handed out or deferred, out of the hash table, no longer
- * active) to its stream's free index, merging it with free neighbours, and
- * trims the cache to its limit. */
 /* Trims the cache after a free when it holds more than its limit. */
 HOT_INLINE void trim_if_over(pool *p)
 {
@@ -953,6 +950,9 @@ HOT_INLINE void trim_if_over(pool *p)
     }
 }
 
+/* Returns b (handed out or deferred, out of the hash table, no longer
+ * active) to its stream's free index, merging it with free neighbours, and
+ * trims the cache to its limit. */
 HOT_INLINE void release_block(pool *p, pblock *b)
 {
     bin_index *x = seg_bins(b->seg);
