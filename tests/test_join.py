@@ -43,6 +43,40 @@ def test_cat_random(torch, trial):
     assert r.is_contiguous()
 
 
+@pytest.mark.parametrize("dt", ALL, ids=str)
+def test_cat_contiguous_inputs(torch, dt):
+    """Same-dtype contiguous inputs take the memcpy path (Note [Contiguous
+    cat] in csrc/core/join.c): every dim, empty and legacy-empty inputs,
+    and sizes below and past the parallel grain (the general path), each
+    against NumPy, with the result's bytes exactly its own."""
+    rng = rng_for("cat-contig", ALL.index(dt))
+    for ndim in (1, 2, 3):
+        for dim in range(-ndim, ndim):
+            base = [int(x) for x in rng.integers(1, 4, ndim)]
+            ts, vs = [], []
+            for k in range(int(rng.integers(1, 5))):
+                s = list(base)
+                s[dim] = int(rng.integers(0, 4))
+                t, v = rand_tensor(tuple(s), dt, rng, layout="contiguous")
+                ts.append(t)
+                vs.append(v)
+            ts.insert(int(rng.integers(0, len(ts) + 1)),
+                      tl.empty(0, dtype=dt))  # joins anything
+            r = None  # (frees the last round's result first)
+            before = tl.memory_stats()["active_bytes"]
+            r = tl.cat(ts, dim)
+            grown = tl.memory_stats()["active_bytes"] - before
+            assert grown == r.numel() * r.element_size() or r.numel() == 0
+            want = np.concatenate(vs, dim)
+            assert r.dtype == dt and tuple(r.shape) == want.shape
+            np.testing.assert_array_equal(to_np(r), as_dtype(want, dt))
+    big = [rand_tensor((n, 3), dt, rng, layout="contiguous")
+           for n in (7, 20000)]  # 60021 elements: past the grain
+    r = tl.cat([t for t, _ in big], 0)
+    np.testing.assert_array_equal(
+        to_np(r), as_dtype(np.concatenate([v for _, v in big]), dt))
+
+
 def test_cat_aliases_and_out():
     a = tl.arange(6.0).reshape(2, 3)
     b = tl.ones(1, 3)
