@@ -780,3 +780,71 @@ def test_like_rejects_non_tensors():
             f([1, 2])
     with pytest.raises(TypeError):
         tl.full_like(tl.zeros(2))
+
+
+class _List(list):
+    """A list subclass: tensor() reads it through the general nested walk,
+    the oracle of the flat fast path for exact lists and tuples."""
+
+
+def _flat_cases(rng):
+    f64 = np.finfo(np.float64)
+    specials = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e300, -1e300,
+                5e-324, float(np.finfo(np.float32).max) * 1.0000001, f64.max]
+    ints = [0, -1, 2**63 - 1, -2**63, 2**62, 7]
+    for n in (1, 2, 10, 33):
+        yield [float(x) for x in rng.normal(0, 1e3, n)]
+        yield [specials[i] for i in rng.integers(0, len(specials), n)]
+        yield [int(x) for x in rng.integers(-2**40, 2**40, n)]
+        yield [ints[i] for i in rng.integers(0, len(ints), n)]
+    # the first item picks the mode; a later item of another type, a bool,
+    # or an int past int64 goes back to the general path
+    yield [1.0, 2, 3.5]
+    yield [1, 2.0, 3]
+    yield [1, True, 3]
+    yield [True, 1]
+    yield [1.0, True]
+    yield [1, 2**63]
+    yield [2**64, 1]
+    yield [1, -2**63 - 1]
+    yield [1, 1j]
+    yield [1.5, np.float64(2.5)]
+    yield [1, np.int32(2)]
+    yield [1.0, [2.0]]
+    yield [1, "2"]
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int64",
+                                   "int32", "bool", "float16"])
+def test_tensor_flat_lists_match_general_path(dtype, torch):
+    """tensor() of a flat list or tuple of floats or ints takes a typed
+    one-pass path (creation.c flat_numbers): same dtype, values and errors
+    as the general walk (a list subclass), dtypes and refusals as torch."""
+    rng = np.random.default_rng(22)
+    dt = getattr(tl, dtype) if dtype else None
+    for data in _flat_cases(rng):
+        for seq in (data, tuple(data)):
+            want = want_err = None
+            try:
+                want = tl.tensor(_List(data), dtype=dt)
+            except Exception as e:  # the general path's refusal
+                want_err = e
+            if want_err is not None:
+                with pytest.raises(type(want_err)) as got:
+                    tl.tensor(seq, dtype=dt)
+                assert str(got.value) == str(want_err)
+                huge = any(isinstance(x, int) and not -2**63 <= x < 2**64
+                           for x in data)
+                if not huge:  # (torch casts those to a float or bool dtype)
+                    with pytest.raises(Exception):
+                        torch.tensor(list(data), dtype=(
+                            getattr(torch, dtype) if dtype else None))
+                continue
+            got = tl.tensor(seq, dtype=dt)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            a, b = got.numpy(), want.numpy()
+            assert a.tobytes() == b.tobytes(), (data, a, b)
+            if all(isinstance(x, (int, float)) for x in data):
+                tt = torch.tensor(list(data), dtype=(
+                    getattr(torch, dtype) if dtype else None))
+                assert str(tt.dtype).split(".")[-1] == got.dtype.name
