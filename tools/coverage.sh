@@ -6,7 +6,8 @@
 # the uncovered lines listed.  docs/coverage.md keeps the latest numbers.
 #   tools/coverage.sh [PYTEST_ARGS...]   e.g. tools/coverage.sh -m "not slow"
 # Environment: PYTHON (default python), JOBS (default 2), COV_TESTS (the
-# pytest paths, default all of tests/; for a quick partial measurement).
+# pytest paths, default all of tests/; for a quick partial measurement),
+# COV_MIN_LINES / COV_MIN_BRANCHES (percentages: fail below them).
 # Reports: build-cov/coverage-lines.txt, build-cov/coverage-branches.txt,
 # build-cov/coverage-summary.json; the totals are printed.
 set -uo pipefail
@@ -65,4 +66,22 @@ GOPTS=(--root "$ROOT" --filter "$ROOT/csrc/" \
 echo "reports: build-cov/coverage-lines.txt build-cov/coverage-branches.txt" \
      "build-cov/coverage-summary.json"
 [ $rc -eq 0 ] || echo "coverage: some tests failed under the coverage build"
+# 7. the floors (CI's coverage phase sets them: a change that drops the
+#    totals below the last measured numbers fails there).
+if [ -n "${COV_MIN_LINES:-}${COV_MIN_BRANCHES:-}" ]; then
+    "$PY" - "${COV_MIN_LINES:-0}" "${COV_MIN_BRANCHES:-0}" <<'PYEOF' || rc=1
+import json, sys
+s = json.load(open("build-cov/coverage-summary.json"))
+ok = True
+for key, floor in (("line_percent", sys.argv[1]),
+                   ("branch_percent", sys.argv[2])):
+    got = float(s[key])
+    if got < float(floor):
+        print(f"coverage: {key} {got:.1f} is below the floor {floor}")
+        ok = False
+    else:
+        print(f"coverage: {key} {got:.1f} (floor {floor})")
+sys.exit(0 if ok else 1)
+PYEOF
+fi
 exit $rc
