@@ -926,3 +926,90 @@ def test_cuda_tests_ran_or_skipped_cleanly():
     # skipped (pytest reports them), and nothing above touched CUDA.
     assert cuda.is_available() == AVAILABLE
     assert list(itertools.islice(ALL_DTYPES, 1)) == [tl.bool]
+
+
+class _BadBool:
+    def __bool__(self):
+        raise ZeroDivisionError("bool() of the non_blocking argument")
+
+
+@needs_gpu
+def test_stream_and_device_argument_refusals():
+    """The bindings of tensorlib.cuda (csrc/python/cuda.c) refuse bad
+    device indices, stream handles, priorities and argument counts with
+    the error of the bad argument, creating no stream and moving nothing."""
+    _C = tl._C
+    n = cuda.device_count()
+    cases = [
+        (lambda: cuda.Stream(device=-1), ValueError, "index -1 is out of"),
+        (lambda: cuda.Stream(device=2**70), OverflowError, None),
+        (lambda: cuda.Stream(device=n), RuntimeError, "is not available"),
+        (lambda: cuda.Stream(priority="x"), TypeError, "str"),
+        (lambda: _C._cuda_stream_new(0, 2**70), OverflowError, None),
+        (lambda: cuda.synchronize(2**70), OverflowError, None),
+        (lambda: cuda.synchronize(n), RuntimeError, "is not available"),
+        (lambda: _C._cuda_synchronize(tl.device("cpu")), ValueError,
+         "expected a CUDA device"),
+        (lambda: _C._cuda_synchronize(object()), TypeError, "device must"),
+        (lambda: _C._cuda_stream_query(0), TypeError, "takes 2 arguments"),
+        (lambda: _C._cuda_stream_query(0, "x"), TypeError,
+         "expected a CUDA stream"),
+        (lambda: _C._cuda_stream_query(0, 2**80), OverflowError, None),
+        (lambda: _C._cuda_stream_query(n, 0), RuntimeError,
+         "is not available"),
+        (lambda: _C._cuda_stream_synchronize(0), TypeError, "takes 2"),
+        (lambda: _C._cuda_stream_synchronize(-1, 0), ValueError,
+         "out of range"),
+        (lambda: _C._cuda_set_stream(0, "x"), TypeError,
+         "expected a CUDA stream"),
+        (lambda: _C._cuda_set_stream(n, 0), RuntimeError, "is not available"),
+        (lambda: _C._cuda_stream_free(0), TypeError, "takes 2"),
+        (lambda: _C._cuda_stream_free(0, object()), TypeError,
+         "expected a CUDA stream"),
+        (lambda: _C._cuda_current_stream(2**70), OverflowError, None),
+        (lambda: _C._cuda_current_stream(n), RuntimeError,
+         "is not available"),
+        (lambda: tl.ones(3).cuda(device=-3), ValueError, "out of range"),
+        (lambda: tl.ones(3).cuda(device="cpu"), ValueError,
+         "expected a CUDA device"),
+        (lambda: tl.ones(3).cuda(non_blocking=_BadBool()),
+         ZeroDivisionError, "non_blocking"),
+    ]
+    cur = cuda.current_stream()
+    for k, (f, exc, msg) in enumerate(cases):
+        before = tl.memory_stats(device="cuda")["active_bytes"]
+        with pytest.raises(exc, match=msg):
+            f()
+        assert tl.memory_stats(device="cuda")["active_bytes"] == before, k
+        assert cuda.current_stream() == cur, k
+
+
+@needs_gpu
+def test_random_numbers_on_cuda_are_refused():
+    """tensorlib draws random numbers on the CPU only: every sampler on a
+    CUDA tensor (or with CUDA probabilities or rates) raises
+    NotImplementedError naming the device, leaves the tensor as it was and
+    the CPU generator where it was."""
+    t = tl.full((5,), 0.25, device="cuda")
+    p = tl.full((5,), 0.25)
+    cases = [
+        ("uniform_", lambda: t.uniform_()),
+        ("normal_", lambda: t.normal_()),
+        ("bernoulli_", lambda: t.bernoulli_(0.5)),
+        ("bernoulli_", lambda: p.clone().bernoulli_(t)),
+        ("bernoulli", lambda: tl.bernoulli(t)),
+        ("random_", lambda: t.random_()),
+        ("exponential_", lambda: t.exponential_()),
+        ("poisson", lambda: tl.poisson(t)),
+        ("multinomial", lambda: tl.multinomial(t, 2)),
+        ("randperm", lambda: tl.randperm(4, device="cuda")),
+        ("rand", lambda: tl.rand(3, device="cuda")),
+        ("randint", lambda: tl.randint(0, 5, (3,), device="cuda")),
+    ]
+    for name, f in cases:
+        state = tl.get_rng_state().clone()
+        with pytest.raises(NotImplementedError, match="cuda:0") as e:
+            f()
+        assert name in str(e.value)
+        assert tl.equal(tl.get_rng_state(), state), name
+        assert t.cpu().tolist() == [0.25] * 5, name

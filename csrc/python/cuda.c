@@ -288,6 +288,12 @@ static PyObject *f_current_stream(PyObject *m, PyObject *const *args,
         (o = row_or_raise(st)) == NULL || parse_index(st, a[0], &index) < 0) {
         return NULL;
     }
+    /* current_stream itself cannot fail: a device that is not there is
+     * refused here, as every other stream call refuses it (it answered 0,
+     * a default stream of a missing device, before). */
+    if (o->check_device(index) < 0) {
+        return tl_py_raise(st);
+    }
     return PyLong_FromLongLong((long long)o->current_stream(index));
 }
 
