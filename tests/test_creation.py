@@ -848,3 +848,50 @@ def test_tensor_flat_lists_match_general_path(dtype, torch):
                 tt = torch.tensor(list(data), dtype=(
                     getattr(torch, dtype) if dtype else None))
                 assert str(tt.dtype).split(".")[-1] == got.dtype.name
+
+
+class _IntSub(int):
+    pass
+
+
+class _FloatSub(float):
+    pass
+
+
+_SCALAR_EDGE_CASES = [
+    # (id, call over a module m); torch's dtype and values are the oracle
+    ("bool-of-uint", lambda m: m.tensor([2**63, 0], dtype=m.bool)),
+    ("uint64-of-uint", lambda m: m.tensor([2**63], dtype=m.uint64)),
+    ("float32-of-uint", lambda m: m.tensor([2**63 + 5], dtype=m.float32)),
+    ("complex64-of-uint", lambda m: m.tensor([2**63], dtype=m.complex64)),
+    ("int-subclass", lambda m: m.tensor([_IntSub(4), 2])),
+    ("float-subclass", lambda m: m.tensor([_FloatSub(1.5), 2.5])),
+    ("full-int-subclass", lambda m: m.full((2,), _IntSub(7))),
+    ("full-float-subclass", lambda m: m.full((2,), _FloatSub(7.5))),
+    ("add-int-subclass", lambda m: m.ones(2) + _IntSub(2)),
+    ("fill-bool-of-uint", lambda m: m.zeros(2, dtype=m.bool).fill_(2**63)),
+    ("numpy-float16", lambda m: m.tensor(np.float16(1.5))),
+]
+
+
+@pytest.mark.parametrize("name,call", _SCALAR_EDGE_CASES,
+                         ids=[c[0] for c in _SCALAR_EDGE_CASES])
+def test_scalar_conversion_edges_as_torch(name, call, torch):
+    """Python scalars of the rarer kinds (ints past int64 into bool, uint64,
+    floats and complex; int and float subclasses; NumPy scalars) convert as
+    PyTorch converts them (csrc/python/scalars.c)."""
+    got, want = call(tl), call(torch)
+    assert got.dtype.name == str(want.dtype).split(".")[-1]
+    assert got.tolist() == want.tolist()
+
+
+def test_uint64_from_large_floats_as_numpy():
+    # PyTorch refuses a float for uint64 data ("an integer is required");
+    # tensorlib truncates as NumPy's astype does, within uint64's range,
+    # and refuses what is past it.
+    vals = [1e19, 2.0**63, 2.0**64 - 2048, 3.7]
+    got = tl.tensor(vals, dtype=tl.uint64).tolist()
+    assert got == np.array(vals).astype(np.uint64).tolist()
+    for bad in (2.0**64, -1.0, math.inf, math.nan):
+        with pytest.raises(OverflowError, match="out of range for uint64"):
+            tl.tensor([bad], dtype=tl.uint64)
