@@ -155,6 +155,9 @@ void tl_generator_set_state(tl_generator *g, uint64_t seed, uint64_t offset)
     pthread_mutex_unlock(&g->mu);
 }
 
+/* This thread's mark (Note [Taking back a draw]), or NULL. */
+static _Thread_local tl_draw_mark *active_mark;
+
 int tl_generator_reserve(tl_generator *g, uint64_t nblocks, uint64_t *seed,
                          uint64_t *offset)
 {
@@ -169,8 +172,63 @@ int tl_generator_reserve(tl_generator *g, uint64_t nblocks, uint64_t *seed,
     *seed = g->seed;
     *offset = g->offset;
     g->offset += nblocks;
+    if (active_mark && active_mark->g == g) {
+        active_mark->drawn += nblocks;
+    }
     pthread_mutex_unlock(&g->mu);
     return 0;
+}
+
+/* Note [Taking back a draw]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A refused call draws nothing (every check runs before the reservation),
+ * and most ops allocate everything they need before drawing.  A few make
+ * memory after the draw -- poisson's and multinomial's results come from
+ * the core and get their Python objects after, normal(mean, std) combines
+ * the drawn numbers with new temporaries -- so an allocation failure there
+ * would leave the generator moved by a call that failed.  Such a call
+ * marks the generator first; on failure it takes the draw back: under
+ * g's lock, when g's seed is the marked one and its offset moved by
+ * exactly what this thread reserved from g since the mark, the offset
+ * returns to the mark's.  Anything else (another thread drew from g, or
+ * reseeded it) leaves g alone: undoing it would hand out numbers twice. */
+
+void tl_generator_mark(tl_generator *g, tl_draw_mark *m)
+{
+    if (!g) {
+        g = tl_generator_default(tl_device_cpu());
+    }
+    m->g = g;
+    m->drawn = 0;
+    m->seed = m->offset = 0;
+    if (g) {
+        tl_generator_get_state(g, &m->seed, &m->offset);
+        active_mark = m;
+    }
+}
+
+bool tl_generator_take_back(tl_draw_mark *m)
+{
+    tl_generator *g = m->g;
+    bool undone = false;
+    if (!g || m->drawn == 0) {
+        return false;
+    }
+    pthread_mutex_lock(&g->mu);
+    if (g->seed == m->seed && g->offset - m->offset == m->drawn) {
+        g->offset = m->offset;
+        m->drawn = 0;
+        undone = true;
+    }
+    pthread_mutex_unlock(&g->mu);
+    return undone;
+}
+
+void tl_generator_unmark(tl_draw_mark *m)
+{
+    if (active_mark == m) {
+        active_mark = NULL;
+    }
 }
 
 void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],

@@ -251,6 +251,19 @@ static PyObject *finish(tl_mstate *st, PyObject *o, int rc)
     return o;
 }
 
+/* Ends a call that marked its generator before drawing (poisson,
+ * multinomial, normal of tensors: they allocate after the draw): on
+ * failure (o NULL) the draw is taken back when nobody else drew since
+ * (Note [Taking back a draw] in csrc/core/random.c).  Returns o. */
+static PyObject *end_marked(tl_draw_mark *mk, PyObject *o)
+{
+    if (!o) {
+        (void)tl_generator_take_back(mk);
+    }
+    tl_generator_unmark(mk);
+    return o;
+}
+
 /* ---- the Generator type ------------------------------------------------------ */
 
 /* Returns: new reference to a Generator object over g (increfed). */
@@ -835,6 +848,7 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
     double mean = 0.0, std = 1.0;
     tl_generator *g;
     tl_tensor_impl *t = NULL, *z = NULL, *tmp = NULL, *mt = NULL, *sd = NULL;
+    tl_draw_mark mk = {NULL, 0, 0, 0}; /* set just before the draw */
     if (tl_py_parse_args(args, nargs, kwnames, names, 3, kw, "normal") < 0 ||
         parse_generator(st, kw[3], &g, "normal") < 0) {
         return NULL;
@@ -940,6 +954,7 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
         return NULL;
     }
     z = tl_tensor_empty(ndim, sizes, dt, tl_device_cpu(), TL_MEMKIND_DEFAULT);
+    tl_generator_mark(g, &mk);
     if (!z || tl_random_normal_(z, 0.0, si ? 1.0 : std, g) < 0) {
         goto raise;
     }
@@ -969,7 +984,7 @@ static PyObject *py_normal(PyObject *m, PyObject *const *args,
     tl_tensor_decref(mt);
     tl_tensor_decref(z);
     tl_tensor_decref(tmp);
-    return tl_py_wrap(st, t);
+    return end_marked(&mk, tl_py_wrap(st, t));
 raise:
     tl_py_raise(st);
 fail:
@@ -977,7 +992,7 @@ fail:
     tl_tensor_decref(z);
     tl_tensor_decref(tmp);
     tl_tensor_decref(t);
-    return NULL;
+    return end_marked(&mk, NULL);
 }
 
 static PyObject *bernoulli_impl(tl_mstate *st, PyObject *const *kw);
@@ -1079,27 +1094,29 @@ static PyObject *multinomial_impl(tl_mstate *st, PyObject *input,
             return NULL;
         }
     }
+    tl_draw_mark mk;
+    tl_generator_mark(g, &mk);
     tl_tensor_impl *r = tl_random_multinomial(tl_py_impl(input), ns,
                                               repl != 0, g);
     if (!r) {
-        return tl_py_raise(st);
+        return end_marked(&mk, tl_py_raise(st));
     }
     if (out) {
         tl_tensor_impl *o = dest(st, kw[3], NULL, NULL, r->ndim, r->sizes,
                                  TL_DTYPE_INT64, "multinomial", NULL);
         if (!o) {
             tl_tensor_decref(r);
-            return NULL;
+            return end_marked(&mk, NULL);
         }
         int rc = tl_op_copy_(o, r);
         tl_tensor_decref(r);
         if (rc < 0) {
             tl_tensor_decref(o);
-            return tl_py_raise(st);
+            return end_marked(&mk, tl_py_raise(st));
         }
-        return tl_py_wrap(st, o);
+        return end_marked(&mk, tl_py_wrap(st, o));
     }
-    return tl_py_wrap(st, r);
+    return end_marked(&mk, tl_py_wrap(st, r));
 }
 
 static PyObject *py_multinomial(PyObject *m, PyObject *const *args,
@@ -1135,8 +1152,10 @@ static PyObject *py_poisson(PyObject *m, PyObject *const *args,
     if (require_cpu(tl_py_impl(kw[0])->device, "poisson") < 0) {
         return NULL;
     }
+    tl_draw_mark mk;
+    tl_generator_mark(g, &mk);
     tl_tensor_impl *r = tl_random_poisson(tl_py_impl(kw[0]), g);
-    return r ? tl_py_wrap(st, r) : tl_py_raise(st);
+    return end_marked(&mk, r ? tl_py_wrap(st, r) : tl_py_raise(st));
 }
 
 /* ---- in-place Tensor methods ------------------------------------------------ */

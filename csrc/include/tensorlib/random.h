@@ -79,6 +79,23 @@ TL_API void tl_generator_set_state(tl_generator *g, uint64_t seed,
 TL_API int tl_generator_reserve(tl_generator *g, uint64_t nblocks,
                                 uint64_t *seed, uint64_t *offset);
 
+/* Note [Taking back a draw] (csrc/core/random.c): a call that draws and
+ * then fails (an allocation after the draw) gives its numbers back when
+ * nobody else drew from the generator in between.  tl_generator_mark
+ * records g's state and counts this thread's reservations from g until
+ * tl_generator_unmark; tl_generator_take_back restores the recorded state
+ * when g moved by exactly those reservations (another thread's draw, or a
+ * new seed, leaves g as it is) and returns whether it did.  Marks do not
+ * nest: a thread has one at a time.  g NULL: the CPU default generator. */
+typedef struct tl_draw_mark {
+    tl_generator *g;
+    uint64_t seed, offset; /* g's state at the mark */
+    uint64_t drawn;        /* blocks this thread reserved from g since */
+} tl_draw_mark;
+TL_API void tl_generator_mark(tl_generator *g, tl_draw_mark *m);
+TL_API bool tl_generator_take_back(tl_draw_mark *m);
+TL_API void tl_generator_unmark(tl_draw_mark *m);
+
 /* Philox4x32-10 of Random123: out = the 10-round bijection of ctr under
  * key (as Random123's philox4x32(ctr, key)). */
 TL_API void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
