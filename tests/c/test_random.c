@@ -221,6 +221,75 @@ static void test_default_generator(void)
     CHECK(tl_generator_device(d).type == TL_DEVICE_CPU);
 }
 
+/* Note [Taking back a draw]: a marked call's reservations are undone only
+ * while the generator moved by exactly them. */
+static void test_take_back(void)
+{
+    tl_generator *g = tl_generator_new(tl_device_cpu());
+    tl_generator *h = tl_generator_new(tl_device_cpu());
+    uint64_t seed, off, s0, o0, o;
+    tl_generator_manual_seed(g, 9);
+    tl_generator_get_state(g, &s0, &o0);
+
+    /* nothing drawn: nothing to take back */
+    tl_draw_mark m;
+    tl_generator_mark(g, &m);
+    CHECK(!tl_generator_take_back(&m));
+    tl_generator_unmark(&m);
+
+    /* this thread's draws only (two of them, and one from another
+     * generator that is not counted): undone */
+    tl_generator_mark(g, &m);
+    CHECK(tl_generator_reserve(g, 5, &seed, &off) == 0);
+    CHECK(tl_generator_reserve(h, 3, &seed, &off) == 0);
+    CHECK(tl_generator_reserve(g, 2, &seed, &off) == 0);
+    CHECK_EQ_I64(m.drawn, 7);
+    CHECK(tl_generator_take_back(&m));
+    tl_generator_unmark(&m);
+    tl_generator_get_state(g, &seed, &o);
+    CHECK_EQ_I64(o, o0);
+    CHECK(seed == s0);
+
+    /* a draw after unmark is not counted */
+    CHECK(tl_generator_reserve(g, 4, &seed, &off) == 0);
+    CHECK(!tl_generator_take_back(&m));
+    tl_generator_get_state(g, &seed, &o);
+    CHECK_EQ_I64(o, o0 + 4);
+
+    /* someone else's draw in between (set_state stands in for another
+     * thread's reservation): left as it is */
+    tl_generator_mark(g, &m);
+    CHECK(tl_generator_reserve(g, 5, &seed, &off) == 0);
+    tl_generator_set_state(g, s0, o0 + 4 + 5 + 6);
+    CHECK(!tl_generator_take_back(&m));
+    tl_generator_unmark(&m);
+    tl_generator_get_state(g, &seed, &o);
+    CHECK_EQ_I64(o, o0 + 15);
+
+    /* reseeded in between: left as it is */
+    tl_generator_mark(g, &m);
+    CHECK(tl_generator_reserve(g, 5, &seed, &off) == 0);
+    tl_generator_manual_seed(g, 10);
+    CHECK(!tl_generator_take_back(&m));
+    tl_generator_unmark(&m);
+    tl_generator_get_state(g, &seed, &o);
+    CHECK(seed == 10 && o == 0);
+
+    /* NULL marks the default CPU generator */
+    tl_generator *d = tl_generator_default(tl_device_cpu());
+    tl_generator_get_state(d, &s0, &o0);
+    tl_generator_mark(NULL, &m);
+    CHECK(m.g == d);
+    CHECK(tl_generator_reserve(d, 8, &seed, &off) == 0);
+    CHECK(tl_generator_take_back(&m));
+    tl_generator_unmark(&m);
+    tl_generator_get_state(d, &seed, &o);
+    CHECK_EQ_I64(o, o0);
+
+    tl_generator_decref(h);
+    tl_generator_decref(g);
+}
+
 int main(void)
 {
     RUN(test_philox_kat);
@@ -231,5 +300,6 @@ int main(void)
     RUN(test_integers);
     RUN(test_errors_leave_state);
     RUN(test_default_generator);
+    RUN(test_take_back);
     DONE();
 }
