@@ -1118,3 +1118,29 @@ def test_index_add_copy_fill_put_masked_every_dtype(d, torch):
         full = np.broadcast_to(mask, x.shape)
         ref[full] = src[:int(full.sum())]
         np.testing.assert_array_equal(npv(got), ref, err_msg=what)
+
+
+def test_reduction_finish_and_overflow_paths(torch):
+    """The finishing step's edge cases and the float32 lanes' float64
+    redo: var/std with correction >= n (a zero or negative divisor: inf
+    or NaN as torch), of constant rows (a sum of squares that rounds
+    below zero is 0), and a float32 sum whose lane blocks overflow
+    float32 (the block is summed again in float64: exact 0 here)."""
+    x = np.array([[1.5, 2.5, 4.0], [3.0, 3.0, 3.0]], np.float32)
+    tt = torch.from_numpy(x)
+    for corr in (0, 1, 2, 3, 5):
+        for fn in ("var", "std"):
+            got = npv(getattr(tl, fn)(tl.from_numpy(x), dim=1,
+                                      correction=corr))
+            with warnings.catch_warnings():   # torch: "dof <= 0"
+                warnings.simplefilter("ignore")
+                ref = getattr(torch, fn)(tt, dim=1,
+                                         correction=corr).numpy()
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+            np.testing.assert_allclose(got, ref, rtol=1e-6)
+    c = np.full(77, 0.1, np.float64)
+    assert float(tl.var(tl.from_numpy(c)).item()) == 0.0
+    big = np.tile(np.array([3e38, -3e38], np.float32), 300)
+    for n in (600, 130, 64):
+        assert float(tl.sum(tl.from_numpy(big[:n])).item()) == 0.0, n
+        assert float(tl.mean(tl.from_numpy(big[:n])).item()) == 0.0, n
