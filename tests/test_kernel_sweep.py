@@ -36,6 +36,12 @@ EPS = {tl.float16: 2.0 ** -10, tl.bfloat16: 2.0 ** -7,
        tl.complex64: 2.0 ** -23, tl.complex128: 2.0 ** -51}
 
 
+# The spacing of the subnormals of each result dtype.
+TINY = {tl.float16: 2.0 ** -24, tl.bfloat16: 2.0 ** -133,
+        tl.float32: 2.0 ** -149, tl.float64: 2.0 ** -1074,
+        tl.complex64: 2.0 ** -149, tl.complex128: 2.0 ** -1074}
+
+
 # ---- helpers --------------------------------------------------------------
 
 def make(a, d):
@@ -86,6 +92,9 @@ def rand_values(rng, d, shape, kind="any"):
         if d in COMPLEX:
             y = rng.uniform(0.6, 1.2, n) if kind == "small" else \
                 rng.standard_normal(n) * 4
+            if kind == "any":   # zero real or imaginary parts, zeros
+                x[rng.random(n) < 0.2] = 0
+                y[rng.random(n) < 0.2] = 0
             x = x + 1j * y
         v = x
     return as_dtype(np.asarray(v).reshape(shape), d)
@@ -132,7 +141,9 @@ def torch_verdict(torch, d, fn):
 #             scalar loop), with more than a tile (512) of outputs once;
 #   mid       the middle dim of a 3-d tensor (cols over a kept inner dim);
 #   last      dim -1 of a matrix: many outputs of the row kernel;
-#   tlast     dim -1 of a transposed matrix: cols with strided columns.
+#   last_strided  dim -1 of a matrix's every other column: strided rows;
+#   tlast     dim -1 of a transposed matrix: cols with strided columns;
+#   cols_tall more than 64 rows: the float sums' pairwise cols halves.
 RLAYOUTS = [
     ("row1", (1,), lambda v: v, None),
     ("row7", (7,), lambda v: v, None),
@@ -147,10 +158,14 @@ RLAYOUTS = [
     ("cols_wide", (9, 530), lambda v: v, 0),
     ("mid", (3, 10, 6), lambda v: v, 1),
     ("last", (6, 13), lambda v: v, -1),
+    ("last_strided", (5, 26), lambda v: v[:, ::2], -1),
     ("tlast", (13, 6), lambda v: v.T, -1),
+    ("cols_tall", (150, 5), lambda v: v, 0),
+    ("cols_tall_strided", (150, 6), lambda v: v[:, ::2], 0),
 ]
 LONG = [
     ("chunks", (33000,), lambda v: v, None),
+    ("chunks_dim0", (33000,), lambda v: v, 0),
     ("argblocks", (2600,), lambda v: v, None),
 ]
 
@@ -276,7 +291,8 @@ def check_reduce(fam, d, x, t, dim, what):
     # float16/bfloat16 results overflow to inf exactly where the rounded
     # reference does.
     if rd in HALF or rd in (tl.float32, tl.complex64):
-        rr = as_dtype(refc, rd)
+        with np.errstate(all="ignore"):
+            rr = as_dtype(refc, rd)
         bad &= ~(np.isinf(rr) & (to_f64(g) == to_f64(rr)))
     assert not bad.any(), (fam, d, what, g[bad][:4], refc[bad][:4])
 
@@ -306,20 +322,25 @@ def test_reductions_long(d, torch):
     first) and repeated (the first index)."""
     rng = rng_for("reduce-long", d)
     for fam in RFAMS:
-        if fam in ("mean", "std", "nanmean", "min", "max"):
-            continue   # same kernels as sum, var, nansum, amin, amax
+        if fam in ("mean", "std", "nanmean"):
+            continue   # same kernels as sum, var, nansum
         if not reduce_accepts(fam, d, torch):
             continue
         kind = "unit" if fam == "prod" else "any"
         for what, shape, view, dim in LONG:
-            x = rand_values(rng, d, shape, kind)
-            if fam.startswith("arg") and d != tl.bool and d not in COMPLEX:
-                # the extremes in the third block, repeated
-                big = x.max() if fam == "argmax" else x.min()
-                x = x.copy()
-                x[2100] = big
-                x[2500] = big
-            check_reduce(fam, d, x, make(x, d), dim, what)
+            if fam in ("max", "min") and dim is None:
+                continue
+            for where in ((2100, 2500), (32900, 32950)):
+                x = rand_values(rng, d, shape, kind)
+                if fam in ("argmax", "argmin", "max", "min") and \
+                        d not in COMPLEX:
+                    # the extremes in the third block (or the second
+                    # chunk), repeated
+                    hi = fam in ("argmax", "max")
+                    big = x.max() if hi else x.min()
+                    x = x.copy()
+                    x[[p % x.size for p in where]] = big
+                check_reduce(fam, d, x, make(x, d), dim, what)
 
 
 NAN_FAMS = ["sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin",
@@ -443,18 +464,18 @@ def _pow(a, b):
 
 
 BINARY = [
-    ("add", lambda a, b: tl.add(a, b), _wrap(lambda a, b: (a | b) if
+    ("add", lambda a, b, **k: tl.add(a, b, **k), _wrap(lambda a, b: (a | b) if
                                               a.dtype.kind == "b" else a + b),
      "any"),
-    ("add_alpha", lambda a, b: tl.add(a, b, alpha=ALPHA[a.dtype]),
+    ("add_alpha", lambda a, b, **k: tl.add(a, b, alpha=ALPHA[a.dtype], **k),
      None, "any"),
-    ("sub", lambda a, b: tl.sub(a, b), _wrap(lambda a, b: a - b), "any"),
-    ("sub_alpha", lambda a, b: tl.sub(a, b, alpha=ALPHA[a.dtype]),
+    ("sub", lambda a, b, **k: tl.sub(a, b, **k), _wrap(lambda a, b: a - b), "any"),
+    ("sub_alpha", lambda a, b, **k: tl.sub(a, b, alpha=ALPHA[a.dtype], **k),
      None, "any"),
-    ("mul", lambda a, b: tl.mul(a, b), _wrap(lambda a, b: (a & b) if
+    ("mul", lambda a, b, **k: tl.mul(a, b, **k), _wrap(lambda a, b: (a & b) if
                                               a.dtype.kind == "b" else a * b),
      "any"),
-    ("div", lambda a, b: tl.div(a, b), _wrap(lambda a, b: a / b), "nonzero"),
+    ("div", lambda a, b, **k: tl.div(a, b, **k), _wrap(lambda a, b: a / b), "nonzero"),
     ("floor_divide", tl.floor_divide, _wrap(np.floor_divide), "nonzero"),
     ("remainder", tl.remainder, _wrap(np.remainder), "nonzero"),
     ("fmod", tl.fmod, _wrap(np.fmod), "nonzero"),
@@ -494,7 +515,8 @@ BIN_BY_NAME = {r[0]: r for r in BINARY}
 # PyTorch has complex forms of these; tensorlib refuses complex for now
 # (as tests/test_math_binary.py).
 COMPLEX_LATER = {"logaddexp", "ldexp"}
-ALPHA = {d: (True if d == tl.bool else 3 if d in INTS else 0.5)
+# bool's alpha False: a | (False & b) (alpha 1 is the plain add)
+ALPHA = {d: (False if d == tl.bool else 3 if d in INTS else 0.5)
          for d in ALL}
 
 
@@ -610,6 +632,14 @@ def bin_layouts(rng, d, dom):
     a = bin_values(rng, d, 6, dom, 0).reshape(1, 6)
     b = bin_values(rng, d, 30, dom, 1).reshape(5, 6)
     out.append(("brow", a, b, make(a, d), make(b, d)))
+    if dom == "special" and d in FLOATS + COMPLEX:
+        # every special value as the scalar operand, on either side
+        a = bin_values(rng, d, 13, dom, 0)
+        for k, v in enumerate((np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5)):
+            sv = as_dtype(np.array([v]), d)
+            ts = make(sv, d).reshape(())
+            out.append((f"bspecial{k}", a, sv[0], make(a, d), ts))
+            out.append((f"aspecial{k}", sv[0], a, ts, make(a, d)))
     return out
 
 
@@ -670,6 +700,15 @@ def test_binary_every_dtype_and_row_shape(name, torch):
             got = op(ta, tb)
             assert got.dtype == rd
             ref = bin_reference(name, ref_fn, a, b, d, rd)
+            if what == "strided" and ref is not None:
+                # into every other element of out= (a strided output
+                # row: the element loop, where the contiguous row of
+                # atan2 and pow runs vecmath's)
+                full = tl.zeros((2 * got.shape[0],), dtype=rd)
+                op(ta, tb, out=full[::2])
+                check_close(npv(full[::2]), ref, rd,
+                            f"{name} {NAME[d]} out=strided")
+                assert not npv(full[1::2]).any()
             if ref is None:   # nextafter in bfloat16: one step toward b
                 g = npv(got)
                 ab = np.broadcast_arrays(np.asarray(a, np.float32),
@@ -767,6 +806,8 @@ def check_scan(op, d, x, t, dim, what):
         else:
             # the float64 accumulator's rounding grows along the row
             tol = (eps * 4 + n * 2.0 ** -52) * (np.abs(ref) + 1)
+        # subnormal results: the spacing there
+        tol = tol + TINY[rd]
         gf = to_f64(g)
         ok = (gf == ref) | (np.abs(gf - ref) <= tol)
         ok |= np.isnan(gf) & np.isnan(ref)
@@ -814,6 +855,15 @@ def test_scans_every_dtype_and_layout(op, torch):
                 x[(pos + 7) % 11] = -np.inf
                 x = as_dtype(x, d)
                 check_scan(op, d, x, make(x, d), 0, f"nan@{pos}")
+        if d in (tl.int16, tl.float32, tl.float64, tl.complex64,
+                 tl.complex128, tl.uint8) or (op in ("cummax", "cummin")
+                                               and d != tl.bool):
+            # past one task of rows (65536 elements): a partial last task
+            x = rand_values(rng, d, (700, 100),
+                            "unit" if op == "cumprod" else "any")
+            if op == "cumprod" and d in INTS:
+                x = as_dtype(np.where(rng.random(x.shape) < 0.05, -1, 1), d)
+            check_scan(op, d, x, make(x, d), 1, "tasks")
         if d in INTS and op in ("cummax", "cummin"):
             # ties: the last of equal extremes
             x = as_dtype(np.array([3, 1, 3, 3, 0, 3, 1]), d)
@@ -833,9 +883,10 @@ LONG_SCAN = [(tl.int32, "cumsum"), (tl.int64, "cumprod"),
 @pytest.mark.parametrize("d,op", LONG_SCAN, ids=lambda v: str(v))
 def test_scans_long_rows(d, op):
     """Rows past 8 sub-blocks of 16384: two full groups of four chains
-    and a partial one (9 sub-blocks, the last one short)."""
+    and a last group of four whose last sub-block is short (12
+    sub-blocks), a sub-block total with an odd tail."""
     rng = rng_for("scan-long", op, d)
-    n = 8 * 16384 + 5000
+    n = 11 * 16384 + 5001
     if op == "cumprod":
         x = rand_values(rng, d, (n,), "unit")
         if d in INTS:
@@ -1144,3 +1195,70 @@ def test_reduction_finish_and_overflow_paths(torch):
     for n in (600, 130, 64):
         assert float(tl.sum(tl.from_numpy(big[:n])).item()) == 0.0, n
         assert float(tl.mean(tl.from_numpy(big[:n])).item()) == 0.0, n
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod"])
+def test_integer_division_by_zero_every_dtype(name, torch):
+    """The divisor scan of each integer dtype (a zero found or not, in a
+    contiguous and a strided divisor): ZeroDivisionError naming the op,
+    as torch's RuntimeError "ZeroDivisionError", operands unchanged."""
+    op = getattr(tl, name)
+    for d in INTS:
+        a = make(as_dtype(np.arange(1, 13), d), d)
+        for b in (as_dtype(np.array([3, 1, 0, 2, 5, 7]), d),
+                  as_dtype(np.array([0, 4]), d)):
+            tb = make(np.tile(b, 2), d)
+            before = npv(tb).copy()
+            with pytest.raises(ZeroDivisionError, match=name):
+                op(a, tb)
+            with pytest.raises(ZeroDivisionError):
+                op(a[::2][:tb.shape[0]], tb)
+            np.testing.assert_array_equal(npv(tb), before)
+            with pytest.raises(ZeroDivisionError):
+                op(a, make(b[:1] * 0, d).reshape(()))
+        if d in (tl.int16, tl.int32, tl.int64, tl.uint8):
+            ta = torch.ones(2, dtype=getattr(torch, NAME[d]))
+            with pytest.raises(RuntimeError, match="ZeroDivision"):
+                getattr(torch, name)(ta, torch.zeros_like(ta))
+        # no zero: the scan finds none, the op runs
+        good = make(as_dtype(np.array([3, 1, 2]), d), d)
+        got = npv(op(a[:3], good))
+        ref = {"floor_divide": np.floor_divide, "remainder": np.remainder,
+               "fmod": np.fmod}[name](npv(a[:3]), npv(good))
+        np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("d", ALL, ids=NAME.get)
+def test_scatter_reduce_strided_and_bad_index(d):
+    """The reduce runs off their dense path (a strided source, a strided
+    destination updated in place) and a bad index in either path:
+    IndexError naming it, the destination of the copying form
+    unchanged."""
+    rng = rng_for("scatter-strided", d)
+    ops = ["sum", "prod"] if d in COMPLEX else ["sum", "prod", "amax",
+                                                "amin"]
+    for op in ops:
+        x = rand_values(rng, d, (8,), "small" if op == "prod" else "any")
+        idx = rng.integers(0, 8, 6)
+        src = rand_values(rng, d, (12,), "small" if op == "prod" else "any")
+        got = tl.scatter_reduce(make(x, d), 0, ti(idx), make(src, d)[::2],
+                                op)
+        ref = np_scatter_reduce(x, 0, idx, src[::2], op, True, d)
+        check_close(npv(got), ref, d, f"{op} strided src", ulps=4)
+        # in place into every other element of a buffer
+        buf = rand_values(rng, d, (16,), "small" if op == "prod" else "any")
+        tb = make(buf, d)
+        tb[::2].scatter_reduce_(0, ti(idx), make(src[::2], d), op)
+        ref = buf.copy()
+        ref[::2] = np_scatter_reduce(buf[::2], 0, idx, src[::2], op, True,
+                                     d)
+        check_close(npv(tb), ref, d, f"{op} strided dst", ulps=4)
+        for bad in ([0, 8, 1], [-1, 2, 3]):
+            tx = make(x, d)
+            with pytest.raises(IndexError, match="out of bounds"):
+                tl.scatter_reduce(tx, 0, ti(bad), make(src[:3], d), op)
+            with pytest.raises(IndexError, match="out of bounds"):
+                tl.scatter_reduce(make(x.reshape(2, 4), d), 1,
+                                  ti([bad, bad]),
+                                  make(src[:6].reshape(2, 3), d), op)
+            np.testing.assert_array_equal(npv(tx), x)
