@@ -286,6 +286,10 @@ def test_casts_every_pair_and_row_shape(d):
                 src = xv
                 if d == tl.bool:
                     src = xv.astype(np.uint8)
+                if e == tl.bool:   # either part nonzero
+                    np.testing.assert_array_equal(
+                        npv(got), xv != 0, err_msg=f"{d}->{e} {what}")
+                    continue
                 if e in INTS and d in FLOATS + COMPLEX:
                     src = np.real(src)
                     ok = np.isfinite(src)
@@ -304,3 +308,40 @@ def test_casts_every_pair_and_row_shape(d):
             else:
                 np.testing.assert_array_equal(
                     g, ref, err_msg=f"{d}->{e} {what}")
+
+
+@pytest.mark.parametrize("d", ALL, ids=NAME.get)
+def test_blocked_transposed_copies_and_fills(d):
+    """Note [Blocked transposed copy]: a transposed source (tiles walked
+    along the destination's rows) and a transposed destination (tiles
+    walked along its columns), with partial tiles (70 x 40, tiles of 64
+    or 32); fills of every item size, contiguous and strided, with a
+    value whose bytes are all equal (memset) and one whose are not."""
+    rng = rng_for("copy2d", d)
+    m = rand_values(rng, d, (40, 70))
+    tm = make(m, d)
+    for e in ALL:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            src = np.real(m) if (d in COMPLEX and e not in COMPLEX) else m
+            if d == tl.bool:
+                src = src.astype(np.uint8)
+            # to bool: either part nonzero
+            ref = (m != 0) if e == tl.bool else as_dtype(src, e)
+        got = tm.T.to(e)   # source transposed
+        np.testing.assert_array_equal(npv(got), ref.T, err_msg=f"{d}->{e}")
+        dst = tl.zeros((70, 40), dtype=e)
+        dst.T.copy_(tm)    # destination transposed
+        np.testing.assert_array_equal(npv(dst), ref.T, err_msg=f"{d}->{e}")
+    vals = [0, 1] if d == tl.bool else [0, 5] if d not in COMPLEX else \
+        [0, 1 - 2j]
+    for v in vals:
+        for n in (1, 9, 33):
+            t = make(rand_values(rng, d, (2 * n,)), d)
+            t[::2].fill_(v)
+            t[1::2].fill_(v)
+            np.testing.assert_array_equal(
+                npv(t), as_dtype(np.full(2 * n, v), d))
+            t = tl.full((n,), v, dtype=d)
+            np.testing.assert_array_equal(npv(t),
+                                          as_dtype(np.full(n, v), d))
