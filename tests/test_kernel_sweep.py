@@ -1262,3 +1262,31 @@ def test_scatter_reduce_strided_and_bad_index(d):
                                   ti([bad, bad]),
                                   make(src[:6].reshape(2, 3), d), op)
             np.testing.assert_array_equal(npv(tx), x)
+
+
+@pytest.mark.parametrize("d", ALL, ids=NAME.get)
+def test_index_runs_on_unaligned_data(d):
+    """A tensor over a buffer at an odd byte offset (frombuffer) is not
+    aligned for its dtype: the dense gather and reduce runs take their
+    memcpy loops instead, with the same values."""
+    rng = rng_for("unaligned", d)
+    x = rand_values(rng, d, (12,))
+    if d == tl.bfloat16:   # the high halves of the float32 values
+        data = (np.asarray(x, np.float32).view(np.uint32) >> 16).astype(
+            np.uint16)
+    else:
+        data = x.astype(NP[d])
+    raw = bytearray(b"\x07" + np.ascontiguousarray(data).tobytes())
+    t = tl.frombuffer(raw, dtype=d, offset=1, count=12)
+    np.testing.assert_array_equal(npv(t), x)
+    idx = rng.integers(0, 12, 9)
+    np.testing.assert_array_equal(npv(tl.gather(t, 0, ti(idx))), x[idx])
+    np.testing.assert_array_equal(npv(tl.index_select(t, 0, ti(idx))),
+                                  x[idx])
+    ops = ["sum", "prod"] if d in COMPLEX else ["sum", "amax", "amin"]
+    for op in ops:
+        src = rand_values(rng, d, (9,))
+        ref = np_scatter_reduce(npv(t), 0, idx, src, op, True, d)
+        t.scatter_reduce_(0, ti(idx), make(src, d), op)
+        check_close(npv(t), ref, d, f"unaligned {op}", ulps=4)
+    assert raw[0] == 7   # the byte before the tensor untouched
