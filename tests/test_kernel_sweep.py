@@ -334,12 +334,22 @@ def test_reductions_long(d, torch):
                 x = rand_values(rng, d, shape, kind)
                 if fam in ("argmax", "argmin", "max", "min") and \
                         d not in COMPLEX:
-                    # the extremes in the third block (or the second
-                    # chunk), repeated
+                    # a strict extreme in the third block (or the second
+                    # chunk, whose record then wins the combine),
+                    # repeated
                     hi = fam in ("argmax", "max")
-                    big = x.max() if hi else x.min()
                     x = x.copy()
+                    if d == tl.bool:
+                        x[:] = not hi
+                        big = hi
+                    elif d in INTS:
+                        info = np.iinfo(NP[d])
+                        x = np.clip(x, info.min + 1, info.max - 1)
+                        big = info.max if hi else info.min
+                    else:
+                        big = 2 * x.max() + 1 if hi else 2 * x.min() - 1
                     x[[p % x.size for p in where]] = big
+                    x = as_dtype(x, d)
                 check_reduce(fam, d, x, make(x, d), dim, what)
 
 
@@ -623,6 +633,11 @@ def bin_layouts(rng, d, dom):
     b = bin_values(rng, d, 60, dom, 1)
     out.append(("strided", a[::2], b[::3], make(a, d)[::2],
                 make(b, d)[::3]))
+    # one side a scalar, the other strided (the element loop)
+    out.append(("ascalar_bstrided", a2[0], b[::3], make(a2, d).reshape(()),
+                make(b, d)[::3]))
+    out.append(("astrided_bscalar", a[::2], b2[0], make(a, d)[::2],
+                make(b2[:1], d).reshape(())))
     a = bin_values(rng, d, 24, dom, 0).reshape(6, 4)
     b = bin_values(rng, d, 24, dom, 1).reshape(4, 6)
     out.append(("transposed", a, b.T, make(a, d), make(b, d).T))
@@ -1290,3 +1305,31 @@ def test_index_runs_on_unaligned_data(d):
         t.scatter_reduce_(0, ti(idx), make(src, d), op)
         check_close(npv(t), ref, d, f"unaligned {op}", ulps=4)
     assert raw[0] == 7   # the byte before the tensor untouched
+
+
+@pytest.mark.parametrize("d", ALL, ids=NAME.get)
+def test_index_ops_bad_index_every_item_size(d):
+    """A bad index in each run of the copy walks (a row run of
+    index_select, the element runs of gather/scatter, the dense gather
+    run): IndexError naming the op and the index, operands unchanged."""
+    rng = rng_for("bad-index", d)
+    x = rand_values(rng, d, (3, 4))
+    tx = make(x, d)
+    src = make(rand_values(rng, d, (3, 4)), d)
+    v = True if d == tl.bool else 2
+    calls = [
+        ("gather", lambda: tl.gather(tx, 0, ti([[0, 5]]))),
+        ("gather", lambda: tl.gather(tx, 1, ti([[0, 1, 4]]))),
+        ("gather", lambda: tl.gather(tx[0], 0, ti([1, 2, 9]))),
+        ("index_select", lambda: tl.index_select(tx, 0, ti([0, 3]))),
+        ("index_select", lambda: tl.index_select(tx, 1, ti([2, -1]))),
+        ("scatter", lambda: tl.scatter(tx, 0, ti([[1, 3]]), src[:1, :2])),
+        ("scatter", lambda: tl.scatter(tx, 1, ti([[4]]), value=v)),
+        ("index_copy", lambda: tl.index_copy(tx, 0, ti([3]), src[:1])),
+        ("index_fill", lambda: tl.index_fill(tx, 1, ti([4]), v)),
+        ("take", lambda: tl.take(tx, ti([12]))),
+    ]
+    for name, f in calls:
+        with pytest.raises(IndexError, match=name):
+            f()
+        np.testing.assert_array_equal(npv(tx), x, err_msg=name)

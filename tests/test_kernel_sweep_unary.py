@@ -158,6 +158,11 @@ def test_unary_every_dtype_and_row_shape(name, torch):
             x = values(rng, d, n, d not in COMPLEX)
             rows.append((f"contig{n}", x, make(x, d)))
         x = values(rng, d, 60, d not in COMPLEX)
+        if d in FLOATS:   # every special value in the strided row
+            x = x.copy()
+            x[0:27:3] = [np.nan, np.inf, -np.inf, 0.0, -0.0, -200.0,
+                         200.0, 1e-30, -1.0]
+            x = as_dtype(x, d)
         rows.append(("strided", x[::3], make(x, d)[::3]))
         x = values(rng, d, 35, d not in COMPLEX).reshape(5, 7)
         rows.append(("transposed", x.T, make(x, d).T))
@@ -330,6 +335,9 @@ def test_blocked_transposed_copies_and_fills(d):
             ref = (m != 0) if e == tl.bool else as_dtype(src, e)
         got = tm.T.to(e)   # source transposed
         np.testing.assert_array_equal(npv(got), ref.T, err_msg=f"{d}->{e}")
+        got = tm[:, ::-1].T.to(e)   # ... and reversed (a negative stride)
+        np.testing.assert_array_equal(npv(got), ref[:, ::-1].T,
+                                      err_msg=f"{d}->{e} reversed")
         dst = tl.zeros((70, 40), dtype=e)
         dst.T.copy_(tm)    # destination transposed
         np.testing.assert_array_equal(npv(dst), ref.T, err_msg=f"{d}->{e}")
@@ -345,3 +353,20 @@ def test_blocked_transposed_copies_and_fills(d):
             t = tl.full((n,), v, dtype=d)
             np.testing.assert_array_equal(npv(t),
                                           as_dtype(np.full(n, v), d))
+
+
+@pytest.mark.parametrize("d", COMPLEX, ids=NAME.get)
+def test_complex_predicates_with_special_parts(d):
+    """isnan / isinf / isfinite / isreal of complex values whose real or
+    imaginary part (or both) is NaN, infinite or zero: either part
+    decides, contiguous and strided."""
+    sp = [0.0, 1.5, np.nan, np.inf, -np.inf]
+    re, im = np.meshgrid(sp, sp)
+    z = as_dtype((re + 0j).ravel(), d)
+    z.imag = im.ravel()
+    for what, zv, tz in (("contig", z, make(z, d)),
+                         ("strided", z[::2], make(z, d)[::2])):
+        for name, f in (("isnan", np.isnan), ("isinf", np.isinf),
+                        ("isfinite", np.isfinite), ("isreal", np.isreal)):
+            np.testing.assert_array_equal(npv(getattr(tl, name)(tz)),
+                                          f(zv), err_msg=f"{name} {what}")
