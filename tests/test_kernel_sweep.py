@@ -14,8 +14,11 @@ other suites test the semantics on a few dtypes; this one runs each
   with a dim, argmax argmin any all count_nonzero var std nansum nanmean;
 - binary ops (csrc/core/kernels_binary.c): every op of the table, every
   compute dtype, the four row shapes;
-- scans (csrc/core/scan.c), index ops (csrc/core/index_ops.c), unary ops
-  and copies (kernels_unary.c, kernels_copy.c).
+- scans (csrc/core/scan.c): rows, lanes, task splits, the two-pass long
+  rows; cummax/cummin per dtype;
+- index ops (csrc/core/index_ops.c): the copy and reduce runs per item
+  size / dtype, dense and strided, aligned and not, bad indices;
+- the unary, where, clamp and cast loops: tests/test_kernel_sweep_unary.py.
 
 Values against NumPy on the inputs cast to the result dtype; result dtypes
 and which dtypes are refused against torch (uint16/32/64, which torch
@@ -474,18 +477,18 @@ def _pow(a, b):
 
 
 BINARY = [
-    ("add", lambda a, b, **k: tl.add(a, b, **k), _wrap(lambda a, b: (a | b) if
-                                              a.dtype.kind == "b" else a + b),
-     "any"),
+    ("add", lambda a, b, **k: tl.add(a, b, **k),
+     _wrap(lambda a, b: (a | b) if a.dtype.kind == "b" else a + b), "any"),
     ("add_alpha", lambda a, b, **k: tl.add(a, b, alpha=ALPHA[a.dtype], **k),
      None, "any"),
-    ("sub", lambda a, b, **k: tl.sub(a, b, **k), _wrap(lambda a, b: a - b), "any"),
+    ("sub", lambda a, b, **k: tl.sub(a, b, **k), _wrap(lambda a, b: a - b),
+     "any"),
     ("sub_alpha", lambda a, b, **k: tl.sub(a, b, alpha=ALPHA[a.dtype], **k),
      None, "any"),
-    ("mul", lambda a, b, **k: tl.mul(a, b, **k), _wrap(lambda a, b: (a & b) if
-                                              a.dtype.kind == "b" else a * b),
-     "any"),
-    ("div", lambda a, b, **k: tl.div(a, b, **k), _wrap(lambda a, b: a / b), "nonzero"),
+    ("mul", lambda a, b, **k: tl.mul(a, b, **k),
+     _wrap(lambda a, b: (a & b) if a.dtype.kind == "b" else a * b), "any"),
+    ("div", lambda a, b, **k: tl.div(a, b, **k), _wrap(lambda a, b: a / b),
+     "nonzero"),
     ("floor_divide", tl.floor_divide, _wrap(np.floor_divide), "nonzero"),
     ("remainder", tl.remainder, _wrap(np.remainder), "nonzero"),
     ("fmod", tl.fmod, _wrap(np.fmod), "nonzero"),
@@ -1030,7 +1033,7 @@ def test_gather_scatter_every_dtype(d, torch):
             enumerate(gi2[..., ::2].shape))], gi2[..., ::2], dim)
         np.testing.assert_array_equal(npv(got), ref, err_msg=what + "/s")
         # index_select, take
-        sel = rng.integers(-n, n, 6) if False else rng.integers(0, n, 6)
+        sel = rng.integers(0, n, 6)
         got = tl.index_select(tx, dim, ti(sel))
         np.testing.assert_array_equal(npv(got), np.take(x, sel, axis=dim))
         tk = rng.integers(-x.size, x.size, (2, 5))
