@@ -1,0 +1,290 @@
+"""Core paths that the broader suites do not reach (issue 23, "Coverage"):
+
+- the private test hooks of tensorlib._C._testing given wrong arguments;
+- linspace/logspace/complex/polar on the argument kinds the creation
+  tests leave out (uint64-sized ends, complex ends with a real dtype,
+  complex logspace, broadcast and dtype refusals), against NumPy/PyTorch;
+- allocation failures (the fault hook of tests/test_faults.py) in the
+  tensor paths that only tensors of more than TL_INLINE_DIMS (5) dims
+  take (their sizes live on the heap), and in file mapping.
+
+Every refusal is checked for its exception class and message and that
+no operand changed.
+"""
+import gc
+
+import numpy as np
+import pytest
+import torch
+
+import tensorlib as tl
+from _joinindex_common import same_error
+
+T = tl._C._testing
+
+
+# ---- tensorlib._C._testing ---------------------------------------------
+
+TENSOR_HOOKS = ["read_past_end", "impl_refcount", "storage_refcount",
+                "block_refcount", "export_count", "flags", "storage_nbytes"]
+
+
+@pytest.mark.parametrize("name", TENSOR_HOOKS)
+@pytest.mark.parametrize("arg", [None, 3, np.zeros(2), torch.zeros(2)],
+                         ids=["None", "int", "ndarray", "torch"])
+def test_testing_hooks_refuse_non_tensors(name, arg):
+    with pytest.raises(TypeError, match="expected a tensorlib.Tensor"):
+        getattr(T, name)(arg)
+
+
+def test_testing_hooks_read_tensors():
+    t = tl.arange(12, dtype=tl.int16).reshape(3, 4)
+    assert T.storage_nbytes(t) == 24
+    assert T.storage_nbytes(t[1:, ::2]) == 24      # a view: the same storage
+    assert (T.impl_refcount(t), T.storage_refcount(t),
+            T.block_refcount(t), T.export_count(t)) == (1, 1, 1, 0)
+    c = t.clone()
+    s = c.untyped_storage()                  # a second storage reference
+    assert (T.storage_refcount(c), T.block_refcount(c)) == (2, 1)
+    del s
+    assert T.storage_refcount(c) == 1
+    a = np.asarray(t)                        # an export holds the storage
+    d = np.from_dlpack(t)
+    assert (T.storage_refcount(t), T.export_count(t)) == (3, 2)
+    np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4))
+    np.testing.assert_array_equal(d, a)
+    del d
+    del a
+    assert (T.storage_refcount(t), T.export_count(t)) == (1, 0)
+
+
+def test_read_past_end_needs_a_fresh_allocated_tensor():
+    t = tl.arange(12, dtype=tl.float32).reshape(3, 4)
+    for bad in (t.t(), t[1:], tl.from_numpy(np.zeros(5, np.float32))):
+        with pytest.raises(ValueError, match="needs a fresh contiguous "
+                                             "tensor from an allocator"):
+            T.read_past_end(bad)
+    if T.sanitizer_build():
+        return   # the read would be (rightly) reported: tests/conftest.py
+    # 3 bytes of a pool block of at least one granule: the byte after
+    # them is in the block.
+    u = tl.zeros(3, dtype=tl.uint8)
+    assert 0 <= T.read_past_end(u) <= 255
+    assert u.tolist() == [0, 0, 0]
+
+
+def test_set_allow_metadata_change_arguments():
+    t = tl.zeros(2)
+    with pytest.raises(TypeError):
+        T.set_allow_metadata_change(t)
+    with pytest.raises(TypeError, match="expected a tensorlib.Tensor"):
+        T.set_allow_metadata_change(np.zeros(2), True)
+    bit = T.flag_bits()["allow_tensor_metadata_change"]
+    before = T.flags(t)
+    T.set_allow_metadata_change(t, not (before & bit))
+    assert T.flags(t) == before ^ bit
+    T.set_allow_metadata_change(t, bool(before & bit))
+    assert T.flags(t) == before
+
+
+def test_fail_allocation_arguments():
+    for bad in ("1", 1.5, None):
+        with pytest.raises(TypeError):
+            T.fail_allocation(bad)
+    with pytest.raises(OverflowError):
+        T.fail_allocation(2 ** 70)
+    T.fail_allocation(-1)
+    count, fired = T.allocation_state()
+    assert count == 0 and fired is False
+
+
+# ---- linspace, logspace, complex, polar --------------------------------
+
+def test_linspace_uint64_sized_end():
+    # An end past int64 arrives as an unsigned scalar.
+    r = tl.linspace(0, 2 ** 63, 3, dtype=tl.float64)
+    want = torch.linspace(0, 2 ** 63, 3, dtype=torch.float64).numpy()
+    np.testing.assert_array_equal(r.numpy(), want)
+    r = tl.logspace(0, 2 ** 64 - 1, 1, base=1.0, dtype=tl.float64)
+    assert r.tolist() == [1.0]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "uint8"])
+def test_linspace_complex_end_needs_complex_dtype(dt):
+    for start, end in ((0j, 1), (0, 1 + 2j)):
+        for fn in ("linspace", "logspace"):
+            e = same_error(
+                lambda: getattr(torch, fn)(start, end, 3,
+                                           dtype=getattr(torch, dt)),
+                lambda: getattr(tl, fn)(start, end, 3,
+                                        dtype=getattr(tl, dt)), TypeError)
+            assert "complex start or end needs a complex dtype, not " + dt \
+                in str(e)
+            assert fn + "()" in str(e)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("steps", [1, 2, 7, 16])
+def test_logspace_complex_values(dt, steps):
+    rng = np.random.default_rng(steps)
+    a = complex(*rng.uniform(-2, 2, 2))
+    b = complex(*rng.uniform(-2, 2, 2))
+    for base in (10.0, 2.0, 0.5):
+        r = tl.logspace(a, b, steps, base=base, dtype=getattr(tl, dt))
+        want = torch.logspace(a, b, steps, base=base,
+                              dtype=getattr(torch, dt)).numpy()
+        assert r.dtype == getattr(tl, dt)
+        tol = 1e-5 if dt == "complex64" else 1e-12
+        np.testing.assert_allclose(r.numpy(), want, rtol=tol, atol=tol)
+        ref = base ** np.linspace(a, b, steps)
+        np.testing.assert_allclose(r.numpy(), ref.astype(want.dtype),
+                                   rtol=10 * tol, atol=10 * tol)
+
+
+def test_complex_and_polar_refusals():
+    re = tl.ones(2)
+    im = tl.ones(3)
+    e = same_error(lambda: torch.complex(torch.ones(2), torch.ones(3)),
+                   lambda: tl.complex(re, im))
+    assert "[2]" in str(e) and "[3]" in str(e)
+    f64 = tl.ones(2, dtype=tl.float64)
+    e = same_error(lambda: torch.polar(torch.ones(2),
+                                       torch.ones(2, dtype=torch.float64)),
+                   lambda: tl.polar(re, f64), TypeError)
+    assert "float32" in str(e) and "float64" in str(e)
+    for dt in ("int32", "int64", "float16", "bool"):
+        x = tl.ones(2, dtype=getattr(tl, dt))
+        tx = torch.ones(2, dtype=getattr(torch, dt))
+        if dt == "float16":
+            # PyTorch accepts float16; tensorlib's polar needs float32/64
+            with pytest.raises(TypeError, match="float16"):
+                tl.polar(x, x)
+            continue
+        e = same_error(lambda: torch.polar(tx, tx),
+                       lambda: tl.polar(x, x), TypeError)
+        assert "float32 or float64" in str(e) and dt in str(e)
+    assert re.tolist() == [1.0, 1.0] and re._version == 0
+    assert f64._version == 0
+
+
+# ---- allocation failures in paths of many-dimensional tensors ---------
+
+def _state(ts):
+    st = tl.memory_stats()
+    return ([T.impl_refcount(t) for t in ts],
+            [T.storage_refcount(t) for t in ts],
+            [t._version for t in ts],
+            [(tuple(t.shape), t.stride(), t.storage_offset()) for t in ts],
+            st["active_bytes"], st["alloc_count"] - st["free_count"])
+
+
+def _sweep(make, fn, limit=200):
+    """fn(*make()) with the n-th allocation failing, n = 0, 1, ...: each
+    run raises MemoryError leaving the operands as they were, until one
+    succeeds without the fault firing."""
+    fn(*make())
+    fn(*make())
+    ops = make()
+    vals = [t.numpy().tobytes() for t in ops]
+    for n in range(limit):
+        before = _state(ops)
+        T.fail_allocation(n)
+        try:
+            r = fn(*ops)
+        except MemoryError:
+            fired = T.allocation_state()[1]
+            T.fail_allocation(-1)
+            assert fired, n
+        else:
+            count, fired = T.allocation_state()
+            T.fail_allocation(-1)
+            del r
+            assert not fired, "n=%d: the failure was swallowed" % n
+            return n
+        finally:
+            T.fail_allocation(-1)
+        assert _state(ops) == before, n
+        assert [t.numpy().tobytes() for t in ops] == vals, n
+    raise AssertionError("no success after %d" % limit)
+
+
+SHAPE7 = (2, 1, 3, 1, 2, 1, 2)
+
+
+def _x7():
+    return (tl.tensor(np.arange(24, dtype=np.float32).reshape(SHAPE7)),)
+
+
+def _resize7(x):
+    y = x.clone()
+    y.resize_(3, 2, 2, 1, 1, 1, 2)
+    return y
+
+
+def _set7(x):
+    y = tl.empty(0)
+    y.set_(x.untyped_storage(), 0, (1, 2, 1, 3, 1, 2, 2))
+    return y
+
+
+A7 = np.arange(24, dtype=np.float32).reshape(SHAPE7)
+
+# (name, operands, call, the result's values by NumPy)
+MANY_DIMS = [
+    ("zeros", lambda: (), lambda: tl.zeros(SHAPE7),
+     np.zeros(SHAPE7, np.float32)),
+    ("empty_strided", lambda: (),
+     lambda: tl.empty_strided(SHAPE7, (12, 12, 4, 4, 2, 2, 1)).fill_(3),
+     np.full(SHAPE7, 3, np.float32)),
+    ("reshape", _x7, lambda x: x.reshape(1, 2, 3, 2, 2, 1, 1),
+     A7.reshape(1, 2, 3, 2, 2, 1, 1)),
+    ("permute", _x7, lambda x: x.permute(6, 5, 4, 3, 2, 1, 0),
+     A7.transpose(6, 5, 4, 3, 2, 1, 0)),
+    ("clone", _x7, lambda x: x.clone(), A7),
+    ("add", _x7, lambda x: x + x, A7 + A7),
+    ("sum", _x7, lambda x: x.sum(dim=2, keepdim=True),
+     A7.sum(axis=2, keepdims=True)),
+    ("resize_", _x7, _resize7, A7.reshape(3, 2, 2, 1, 1, 1, 2)),
+    ("set_", _x7, _set7, A7.reshape(1, 2, 1, 3, 1, 2, 2)),
+    ("from_numpy", lambda: (),
+     lambda: tl.from_numpy(np.ones(SHAPE7, np.float64)),
+     np.ones(SHAPE7)),
+]
+
+
+@pytest.mark.parametrize("name,make,fn,want", MANY_DIMS,
+                         ids=[c[0] for c in MANY_DIMS])
+def test_fault_sweep_many_dims(name, make, fn, want):
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        n = _sweep(make, fn)
+    finally:
+        T.fail_allocation(-1)
+        if enabled:
+            gc.enable()
+    assert n >= 1
+    r = fn(*make())
+    assert r.ndim == 7 and r.numpy().dtype == want.dtype
+    np.testing.assert_array_equal(r.numpy(), want)
+
+
+def test_fault_sweep_file_mapping(tmp_path):
+    p = tmp_path / "raw.bin"
+    data = np.arange(10, dtype=np.float32)
+    p.write_bytes(data.tobytes())
+    specs = [(0, (2, 5), tl.float32, False), (8, (3,), tl.float32, False)]
+
+    def fn():
+        return tl._C._files_map(str(p), "r", specs)
+
+    gc.disable()
+    try:
+        n = _sweep(lambda: (), fn)
+    finally:
+        T.fail_allocation(-1)
+        gc.enable()
+    assert n >= 2
+    a, b = fn()
+    np.testing.assert_array_equal(a.numpy(), data.reshape(2, 5))
+    np.testing.assert_array_equal(b.numpy(), data[2:5])
