@@ -288,3 +288,28 @@ def test_fault_sweep_file_mapping(tmp_path):
     a, b = fn()
     np.testing.assert_array_equal(a.numpy(), data.reshape(2, 5))
     np.testing.assert_array_equal(b.numpy(), data[2:5])
+
+
+# ---- views that would derive a stride of INT64_MIN ----------------------
+
+def test_views_never_derive_int64_min_strides():
+    # Regression: an empty tensor's strides are unbounded, and a negative
+    # slice step (or a flip then diagonal/unfold) made a stride of exactly
+    # -2**63, which as_strided and every constructor refuse (its
+    # negation overflows in layout code).  Now an OverflowError.
+    h = 2 ** 62
+    x = tl.empty_strided((0, 4, 4), (1, h, h))
+    f = x.flip(1, 2)
+    assert f.stride() == (1, -h, -h)
+    for bad in (lambda: x[:, 3::-2], lambda: f[:, ::2],
+                lambda: f.diagonal(0, 1, 2), lambda: f.unfold(1, 1, 2)):
+        with pytest.raises(OverflowError, match="overflows int64"):
+            bad()
+    with pytest.raises(OverflowError, match="overflows int64"):
+        x.diagonal(0, 1, 2)              # 2**62 + 2**62
+    assert x.stride() == (1, h, h) and f.stride() == (1, -h, -h)
+    # The neighbours that stay in range still work.
+    assert x[:, 3::-1].stride() == (1, -h, h)
+    assert f.unfold(1, 2, 1).stride() == (1, -h, -h, -h)
+    with pytest.raises(OverflowError):
+        x.as_strided((0, 4), (1, -2 ** 63))

@@ -12,7 +12,12 @@
  * tensor (select, slice, narrow, diagonal, flip) keeps the storage offset
  * as it is instead of adding index * stride to it, which could leave a
  * huge offset that overflows once scaled by the itemsize.  Strides that a
- * view does use (a slice of length > 1, unfold) are still checked. */
+ * view does use (a slice of length > 1, unfold) are still checked, and
+ * a derived stride of INT64_MIN counts as overflowing: no tensor has one
+ * (tl_check_in_bounds refuses it, since layout code takes |stride|), but
+ * stride times step (slice, unfold) or the sum of two (diagonal) of an
+ * empty tensor's unbounded strides can land on it exactly: x[:, 3::-2]
+ * of an empty x with strides (1, 2**62) made one. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -377,7 +382,8 @@ tl_tensor_impl *tl_view_slice(tl_tensor_impl *t, int dim, int64_t start,
      * handed on to code that scales strides by the itemsize (PyTorch
      * multiplies anyway).  A stride that is used must not overflow. */
     if (length > 1 &&
-        tl_mul_overflow_i64(t->strides[dim], step, &strides[dim])) {
+        (tl_mul_overflow_i64(t->strides[dim], step, &strides[dim]) ||
+         strides[dim] == INT64_MIN)) {
         tl_error(TL_ERR_OVERFLOW,
                  "slice: stride %" PRId64 " times step %" PRId64
                  " overflows int64", t->strides[dim], step);
@@ -441,7 +447,8 @@ tl_tensor_impl *tl_view_unfold(tl_tensor_impl *t, int dim, int64_t size,
     int n = t->ndim;
     if (n > 0) {
         sizes[dim] = (have - size) / step + 1;
-        if (tl_mul_overflow_i64(st, step, &strides[dim])) {
+        if (tl_mul_overflow_i64(st, step, &strides[dim]) ||
+            strides[dim] == INT64_MIN) {
             tl_error(TL_ERR_OVERFLOW, "unfold: stride overflows int64");
             return NULL;
         }
@@ -499,7 +506,8 @@ tl_tensor_impl *tl_view_diagonal(tl_tensor_impl *t, int64_t offset, int d1,
         }
     }
     sizes[n] = len;
-    if (tl_add_overflow_i64(t->strides[d1], t->strides[d2], &strides[n])) {
+    if (tl_add_overflow_i64(t->strides[d1], t->strides[d2], &strides[n]) ||
+        strides[n] == INT64_MIN) {
         tl_error(TL_ERR_OVERFLOW, "diagonal: stride overflows int64");
         return NULL;
     }

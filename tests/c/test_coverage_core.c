@@ -14,9 +14,11 @@
 
 #include "harness.h"
 #include "tensorlib/device_table.h"
+#include "tensorlib/linalg.h"
 #include "tensorlib/mapped.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/tensorlib.h"
+#include "tensorlib/view.h"
 
 /* White-box: tl_pool_check exists to find corrupted pool metadata, which
  * only a test that corrupts it can show.  The pool's structs are internal
@@ -564,6 +566,448 @@ static void test_tensor_constructor_refusals(void)
     tl_storage_decref(s);
 }
 
+
+/* ---- views -------------------------------------------------------------- */
+
+/* Every view refusal leaves t as it was (sizes, strides, offset, refs). */
+static bool untouched(tl_tensor_impl *t, int nd, const int64_t *sizes,
+                      const int64_t *strides, int64_t off)
+{
+    return tl_tensor_ndim(t) == nd &&
+           memcmp(tl_tensor_sizes(t), sizes, (size_t)nd * 8) == 0 &&
+           memcmp(tl_tensor_strides(t), strides, (size_t)nd * 8) == 0 &&
+           tl_tensor_storage_offset(t) == off && tl_tensor_refcount(t) == 1;
+}
+
+static void test_view_refusals(void)
+{
+    int64_t sz[3] = {2, 3, 4}, st[3] = {12, 4, 1};
+    int64_t many[TL_MAX_DIMS + 1];
+    tl_tensor_impl *t = cpu_empty(3, sz, TL_DTYPE_FLOAT32);
+    tl_tensor_impl *s0 = cpu_empty(0, NULL, TL_DTYPE_FLOAT32);
+    tl_tensor_impl *big;
+
+    for (int i = 0; i <= TL_MAX_DIMS; i++) {
+        many[i] = 1;
+    }
+    /* more dims than a tensor has */
+    CHECK(tl_view_view(t, TL_MAX_DIMS + 1, many) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_SHAPE);
+    CHECK(msg_has("a tensor has at most 64 dims, got 65"));
+    CHECK(tl_view_expand(t, TL_MAX_DIMS + 1, many) == NULL);
+    CHECK(msg_has("a tensor has at most 64 dims"));
+    big = tl_view_view(t, TL_MAX_DIMS, (int64_t[TL_MAX_DIMS]){2, 3, 4, 1});
+    CHECK(big == NULL); /* (the rest are 0: 24 elements do not fit) */
+    {
+        int64_t s64[TL_MAX_DIMS];
+        for (int i = 0; i < TL_MAX_DIMS; i++) {
+            s64[i] = 1;
+        }
+        s64[0] = 24;
+        big = tl_view_view(t, TL_MAX_DIMS, s64);
+        CHECK(big != NULL);
+        if (big != NULL) {
+            CHECK(tl_view_unsqueeze(big, 0) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_INDEX);
+            CHECK(msg_has("unsqueeze: dim 0 out of range for a 64-dim"));
+            CHECK(tl_view_unfold(big, 0, 2, 1) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_SHAPE);
+            CHECK(msg_has("unfold: too many dims"));
+            tl_tensor_decref(big);
+        }
+    }
+    /* a shape whose product overflows */
+    {
+        int64_t huge[3] = {INT64_MAX / 2, 4, -1}, out[3];
+        CHECK_EQ_I64(tl_infer_view_shape(0, 3, huge, out), TL_ERR_OVERFLOW);
+        CHECK(msg_has("overflows int64"));
+    }
+    /* expand to a negative size of an existing dim */
+    CHECK(tl_view_expand(t, 3, (int64_t[]){2, -2, 4}) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_SHAPE);
+    CHECK(msg_has("expand: invalid size -2 at dimension 1"));
+    /* 0-dim tensors cannot be selected from or narrowed */
+    CHECK(tl_view_select(s0, 0, 0) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_INDEX);
+    CHECK(msg_has("select() cannot be applied to a 0-dim tensor"));
+    CHECK(tl_view_narrow(s0, 0, 0, 1) == NULL);
+    CHECK(msg_has("narrow() cannot be applied to a 0-dim tensor"));
+    CHECK(tl_view_diagonal(s0, 0, 0, 1) == NULL);
+    CHECK(msg_has("diagonal() needs at least 2 dims, got 0"));
+    /* slices: step 0, a start out of range, a last element past the end */
+    CHECK(tl_view_slice(t, 1, 0, 0, 1) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+    CHECK(msg_has("slice step cannot be zero"));
+    CHECK(tl_view_slice(t, 1, 3, 1, 1) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_INDEX);
+    CHECK(msg_has("slice start 3 and length 1 out of range for dimension 1 "
+                  "with size 3"));
+    CHECK(tl_view_slice(t, 1, -1, 1, 0) == NULL);
+    CHECK(tl_view_slice(t, 2, 1, 2, 3) == NULL);
+    CHECK(msg_has("slice of 3 elements from 1 by 2 leaves dimension 2 of "
+                  "size 4"));
+    CHECK(tl_view_slice(t, 2, 3, -2, 3) == NULL);
+    CHECK(tl_view_slice(t, 2, 1, INT64_MAX, 2) == NULL);
+    CHECK(untouched(t, 3, sz, st, 0));
+    /* the edges that work: an empty slice at the end, a negative step */
+    {
+        tl_tensor_impl *v = tl_view_slice(t, 2, 4, 1, 0);
+        CHECK(v != NULL && tl_tensor_sizes(v)[2] == 0);
+        tl_tensor_decref(v);
+        v = tl_view_slice(t, 2, 3, -2, 2);
+        CHECK(v != NULL && tl_tensor_strides(v)[2] == -2 &&
+              tl_tensor_storage_offset(v) == 3);
+        tl_tensor_decref(v);
+    }
+    CHECK(untouched(t, 3, sz, st, 0));
+
+    /* Empty tensors may carry strides no element is addressed through:
+     * the views of them that would have to add or scale such strides
+     * past int64, or onto INT64_MIN (no tensor has that stride: its
+     * negation overflows), refuse. */
+    {
+        tl_storage *es = tl_storage_new(tl_device_cpu(), TL_MEMKIND_DEFAULT,
+                                        0);
+        const int64_t h = INT64_MAX / 2 + 1; /* 2**62 */
+        int64_t esz[3] = {0, 4, 4}, est[3] = {1, h, h};
+        int64_t nst[3] = {1, -h, -h};
+        tl_tensor_impl *e = tl_tensor_new(es, 0, 3, esz, est,
+                                          TL_DTYPE_UINT8);
+        tl_tensor_impl *n = tl_tensor_new(es, 0, 3, esz, nst,
+                                          TL_DTYPE_UINT8);
+        tl_tensor_impl *v;
+        CHECK(e != NULL && n != NULL);
+        if (e != NULL && n != NULL) {
+            /* 2**62 + 2**62 overflows; -2**62 + -2**62 is INT64_MIN */
+            CHECK(tl_view_diagonal(e, 0, 1, 2) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_OVERFLOW);
+            CHECK(msg_has("diagonal: stride overflows int64"));
+            CHECK(tl_view_diagonal(n, 0, 1, 2) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_OVERFLOW);
+            /* 2**62 * -2 and -2**62 * 2 are INT64_MIN; * 1 and * -1 fine */
+            CHECK(tl_view_slice(e, 1, 3, -2, 2) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_OVERFLOW);
+            CHECK(msg_has("slice: stride 4611686018427387904 times step -2 "
+                          "overflows int64"));
+            CHECK(tl_view_slice(n, 1, 0, 2, 2) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_OVERFLOW);
+            v = tl_view_slice(e, 1, 3, -1, 4);
+            CHECK(v != NULL && tl_tensor_strides(v)[1] == -h);
+            tl_tensor_decref(v);
+            CHECK(tl_view_unfold(n, 1, 1, 2) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_OVERFLOW);
+            CHECK(msg_has("unfold: stride overflows int64"));
+            v = tl_view_unfold(n, 1, 2, 1);
+            CHECK(v != NULL && tl_tensor_strides(v)[1] == -h);
+            tl_tensor_decref(v);
+            CHECK(untouched(e, 3, esz, est, 0));
+            CHECK(untouched(n, 3, esz, nst, 0));
+        }
+        tl_tensor_decref(e);
+        tl_tensor_decref(n);
+        tl_storage_decref(es);
+    }
+    tl_tensor_decref(s0);
+    tl_tensor_decref(t);
+}
+
+
+/* ---- the LAPACK drivers' argument checks ------------------------------- */
+
+/* A column-major (..., r, c) float64 tensor holding 1, 2, 3, ... */
+static tl_tensor_impl *fmat_of(int nd, const int64_t *sizes, int dt)
+{
+    tl_tensor_impl *a = cpu_empty(nd, sizes, TL_DTYPE_FLOAT64), *f;
+    double *p = tl_tensor_data(a);
+    for (int64_t i = 0; i < tl_tensor_numel(a); i++) {
+        p[i] = (double)(i + 1);
+    }
+    f = tl_lapack_fortran_copy(a, (tl_dtype)dt);
+    tl_tensor_decref(a);
+    return f;
+}
+
+static tl_tensor_impl *vec_of(int64_t n, int dt)
+{
+    tl_tensor_impl *t = cpu_empty(1, &n, dt);
+    memset(tl_tensor_data(t), 0, (size_t)(n * tl_dtype_itemsize(dt)));
+    return t;
+}
+
+typedef struct lapack_case {
+    const char *what;
+    int kind;
+    const char *msg;
+} lapack_case;
+
+/* Runs one refused call: the status, the message, and that A kept its
+ * values, version and references. */
+#define REFUSED(call, a, k, m)                                              \
+    do {                                                                    \
+        size_t nb_ = (size_t)(tl_tensor_numel(a) *                          \
+                              tl_dtype_itemsize(tl_tensor_dtype(a)));       \
+        char *copy_ = malloc(nb_ + 1);                                      \
+        memcpy(copy_, tl_tensor_data(a), nb_);                              \
+        CHECK_EQ_I64((call), (k));                                          \
+        CHECK(msg_has(m));                                                  \
+        CHECK(memcmp(copy_, tl_tensor_data(a), nb_) == 0);                  \
+        CHECK_EQ_I64(tl_tensor_version(a), 0);                              \
+        CHECK_EQ_I64(tl_tensor_refcount(a), 1);                             \
+        free(copy_);                                                        \
+    } while (0)
+
+static void test_lapack_refusals(void)
+{
+    const int F64 = TL_DTYPE_FLOAT64, C128 = TL_DTYPE_COMPLEX128;
+    int64_t n3 = 3;
+    tl_tensor_impl *v1 = vec_of(3, F64);              /* a 1-D "matrix" */
+    tl_tensor_impl *sq = fmat_of(2, (int64_t[]){3, 3}, F64);
+    tl_tensor_impl *tall = fmat_of(2, (int64_t[]){4, 2}, F64);
+    tl_tensor_impl *wide = fmat_of(2, (int64_t[]){2, 4}, F64);
+    tl_tensor_impl *bsq = fmat_of(3, (int64_t[]){2, 3, 3}, F64);
+    tl_tensor_impl *b32 = fmat_of(2, (int64_t[]){3, 2}, F64);
+    tl_tensor_impl *piv3 = vec_of(3, TL_DTYPE_INT64);
+    tl_tensor_impl *piv2 = vec_of(2, TL_DTYPE_INT64);
+    tl_tensor_impl *piv32 = vec_of(3, TL_DTYPE_INT32);
+    tl_tensor_impl *info = vec_of(1, TL_DTYPE_INT64);
+    tl_tensor_impl *w3 = vec_of(3, F64), *w2 = vec_of(2, F64);
+    tl_tensor_impl *wc3 = vec_of(3, C128);
+    tl_tensor_impl *i32 = cpu_empty(2, (int64_t[]){3, 3}, TL_DTYPE_INT32);
+    int64_t pbuf[3] = {0, 0, 0};
+    tl_tensor_impl *ro = tl_tensor_wrap(pbuf, sizeof(pbuf), tl_device_cpu(),
+                                        true, NULL, NULL, 0, 1, &n3,
+                                        (int64_t[]){1}, TL_DTYPE_INT64);
+    const char *notmat = "must have at least 2 dims";
+
+    memset(tl_tensor_data(i32), 0, 36);
+    /* fortran_copy of a vector */
+    CHECK(tl_lapack_fortran_copy(v1, TL_DTYPE_FLOAT64) == NULL);
+    CHECK(msg_has("expected a tensor of at least 2 dims, got shape [3]"));
+
+    /* getrf: A, then each companion (missing, dtype, size, read-only) */
+    REFUSED(tl_lapack_getrf(v1, piv3, info), v1, TL_ERR_SHAPE,
+            "lu_factor: A must have at least 2 dims");
+    REFUSED(tl_lapack_getrf(i32, piv3, info), i32, TL_ERR_TYPE,
+            "lu_factor: A must be float32, float64, complex64 or "
+            "complex128, got int32");
+    REFUSED(tl_lapack_getrf(sq, NULL, info), sq, TL_ERR_VALUE,
+            "lu_factor: pivots is missing");
+    REFUSED(tl_lapack_getrf(sq, piv32, info), sq, TL_ERR_TYPE,
+            "lu_factor: pivots must be int64, got int32");
+    REFUSED(tl_lapack_getrf(sq, piv2, info), sq, TL_ERR_SHAPE,
+            "lu_factor: pivots must be contiguous with 3 elements (3 per "
+            "matrix), got shape [2]");
+    REFUSED(tl_lapack_getrf(sq, ro, info), sq, TL_ERR_READONLY, "");
+    CHECK(pbuf[0] == 0 && pbuf[1] == 0 && pbuf[2] == 0);
+    REFUSED(tl_lapack_getrf(sq, piv3, NULL), sq, TL_ERR_VALUE,
+            "lu_factor: info is missing");
+
+    /* getrs / getri / potrf / trtrs: shapes */
+    REFUSED(tl_lapack_getrs(v1, piv3, b32, 'N', info), v1, TL_ERR_SHAPE,
+            notmat);
+    REFUSED(tl_lapack_getrs(bsq, piv3, b32, 'N', info), bsq, TL_ERR_SHAPE,
+            "lu_solve: batch sizes [2] and [] differ");
+    REFUSED(tl_lapack_getrs(tall, piv2, b32, 'N', info), tall, TL_ERR_SHAPE,
+            "lu_solve");
+    REFUSED(tl_lapack_getrs(sq, NULL, b32, 'N', info), sq, TL_ERR_VALUE,
+            "pivots is missing");
+    REFUSED(tl_lapack_getri(v1, piv3, info), v1, TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_getri(tall, piv2, info), tall, TL_ERR_SHAPE,
+            "LU must be square");
+    REFUSED(tl_lapack_getri(sq, NULL, info), sq, TL_ERR_VALUE,
+            "pivots is missing");
+    REFUSED(tl_lapack_potrf(tall, false, info), tall, TL_ERR_SHAPE,
+            "A must be square");
+    REFUSED(tl_lapack_trtrs(v1, b32, true, 'N', false, info), v1,
+            TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_trtrs(tall, b32, true, 'N', false, info), tall,
+            TL_ERR_SHAPE, "");
+
+    /* QR */
+    REFUSED(tl_lapack_geqrf(v1, w3, info), v1, TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_geqrf(tall, NULL, info), tall, TL_ERR_VALUE,
+            "tau is missing");
+    REFUSED(tl_lapack_orgqr(v1, w2, info), v1, TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_orgqr(wide, w2, info), wide, TL_ERR_SHAPE, "");
+    REFUSED(tl_lapack_orgqr(tall, w3, info), tall, TL_ERR_SHAPE, "");
+    REFUSED(tl_lapack_orgqr(tall, NULL, info), tall, TL_ERR_VALUE,
+            "tau is missing");
+
+    /* eigen-decompositions */
+    REFUSED(tl_lapack_syevd(v1, w3, true, true, info), v1, TL_ERR_SHAPE,
+            notmat);
+    REFUSED(tl_lapack_syevd(tall, w2, true, true, info), tall, TL_ERR_SHAPE,
+            "A must be square");
+    REFUSED(tl_lapack_syevd(sq, NULL, true, true, info), sq, TL_ERR_VALUE,
+            "eigenvalues is missing");
+    REFUSED(tl_lapack_geev(v1, wc3, NULL, info), v1, TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_geev(tall, wc3, NULL, info), tall, TL_ERR_SHAPE,
+            "A must be square");
+    REFUSED(tl_lapack_geev(sq, wc3, v1, info), sq, TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_geev(sq, wc3, sq, info), sq, TL_ERR_SHAPE,
+            "V has the wrong shape or");
+    REFUSED(tl_lapack_geev(sq, NULL, NULL, info), sq, TL_ERR_VALUE,
+            "eigenvalues is missing");
+
+    /* SVD */
+    REFUSED(tl_lapack_gesdd(v1, w3, NULL, NULL, 'N', info), v1,
+            TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_gesdd(tall, w2, NULL, NULL, 'X', info), tall,
+            TL_ERR_VALUE, "svd: jobz must be N, S or A");
+    REFUSED(tl_lapack_gesdd(tall, w2, NULL, NULL, 'S', info), tall,
+            TL_ERR_SHAPE, "svd: U must have at least 2 dims");
+    REFUSED(tl_lapack_gesdd(tall, w2, sq, sq, 'S', info), tall,
+            TL_ERR_SHAPE, "svd: U or Vh has the wrong shape or dtype");
+    REFUSED(tl_lapack_gesdd(tall, NULL, NULL, NULL, 'N', info), tall,
+            TL_ERR_VALUE, "svd: S is missing");
+
+    /* least squares */
+    REFUSED(tl_lapack_gelsd(v1, b32, w2, info, -1.0, info), v1,
+            TL_ERR_SHAPE, notmat);
+    REFUSED(tl_lapack_gelsd(tall, b32, w2, info, -1.0, info), tall,
+            TL_ERR_SHAPE, "lstsq: B must have max(m, n) = 4 rows");
+    REFUSED(tl_lapack_gelsd(sq, b32, w3, NULL, -1.0, info), sq,
+            TL_ERR_VALUE, "lstsq: rank is missing");
+    REFUSED(tl_lapack_gelsd(sq, b32, NULL, info, -1.0, info), sq,
+            TL_ERR_VALUE, "lstsq: S is missing");
+
+    /* conj of a real tensor: a copy */
+    {
+        tl_tensor_impl *c = tl_linalg_conj(sq);
+        CHECK(c != NULL && c != sq);
+        if (c != NULL) {
+            CHECK(tl_tensor_dtype(c) == TL_DTYPE_FLOAT64);
+            CHECK(memcmp(tl_tensor_data(c), tl_tensor_data(sq), 72) == 0 ||
+                  tl_tensor_is_contiguous(c, TL_FORMAT_CONTIGUOUS));
+        }
+        tl_tensor_decref(c);
+    }
+
+    tl_tensor_decref(v1);
+    tl_tensor_decref(sq);
+    tl_tensor_decref(tall);
+    tl_tensor_decref(wide);
+    tl_tensor_decref(bsq);
+    tl_tensor_decref(b32);
+    tl_tensor_decref(piv3);
+    tl_tensor_decref(piv2);
+    tl_tensor_decref(piv32);
+    tl_tensor_decref(info);
+    tl_tensor_decref(w3);
+    tl_tensor_decref(w2);
+    tl_tensor_decref(wc3);
+    tl_tensor_decref(i32);
+    tl_tensor_decref(ro);
+}
+
+
+/* ---- copies, fills, conversions, scalars -------------------------------- */
+
+static tl_scalar uint_scalar(uint64_t u)
+{
+    tl_scalar s;
+    s.kind = TL_KIND_UINT;
+    s.v.u = u;
+    return s;
+}
+
+static void test_copy_fill_scalar_refusals(void)
+{
+    int64_t n4 = 4;
+    tl_tensor_impl *t = cpu_empty(1, &n4, TL_DTYPE_UINT8);
+    tl_scalar s7 = tl_scalar_int(7), s;
+
+    CHECK_EQ_I64(tl_op_fill_(t, &s7), TL_OK);
+    /* NULL operands */
+    CHECK_EQ_I64(tl_op_copy_(NULL, t), TL_ERR_VALUE);
+    CHECK(msg_has("copy_: an operand is NULL"));
+    CHECK_EQ_I64(tl_op_copy_(t, NULL), TL_ERR_VALUE);
+    CHECK_EQ_I64(tl_op_fill_(NULL, &s7), TL_ERR_VALUE);
+    CHECK(msg_has("fill_: an operand is NULL"));
+    CHECK_EQ_I64(tl_op_fill_(t, NULL), TL_ERR_VALUE);
+    CHECK(tl_op_to_dtype(NULL, TL_DTYPE_FLOAT32, false) == NULL);
+    CHECK(msg_has("to: the operand is NULL"));
+    CHECK(tl_op_to_dtype(t, (tl_dtype)TL_DTYPE_COUNT, true) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_TYPE);
+    CHECK(tl_op_contiguous(NULL, TL_FORMAT_CONTIGUOUS) == NULL);
+    CHECK(msg_has("contiguous: the operand is NULL"));
+    CHECK(tl_op_contiguous(t, (tl_memory_format)(TL_FORMAT_PRESERVE + 1)) ==
+          NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+    CHECK(msg_has("contiguous: unknown memory format"));
+    CHECK(tl_op_contiguous(t, (tl_memory_format)-1) == NULL);
+    CHECK(tl_op_clone(NULL, TL_FORMAT_PRESERVE) == NULL);
+    CHECK(msg_has("clone: the operand is NULL"));
+    CHECK(tl_op_empty_like(t, TL_DTYPE_UINT8, tl_device_cpu(),
+                           TL_MEMKIND_DEFAULT,
+                           (tl_memory_format)(TL_FORMAT_PRESERVE + 1)) ==
+          NULL);
+    CHECK(msg_has("unknown memory format"));
+
+    /* unsigned scalars beyond int64 against each dtype's range */
+    s = uint_scalar(200);
+    CHECK_EQ_I64(tl_scalar_check_fill(&s, TL_DTYPE_UINT8), TL_OK);
+    s = uint_scalar(300);
+    CHECK(tl_scalar_check_fill(&s, TL_DTYPE_UINT8) < 0);
+    CHECK(msg_has("uint8"));
+    s = uint_scalar(UINT64_MAX);
+    CHECK_EQ_I64(tl_scalar_check_fill(&s, TL_DTYPE_UINT64), TL_OK);
+    CHECK(tl_scalar_check_fill(&s, TL_DTYPE_INT64) < 0);
+    CHECK(tl_scalar_check_fill(&s, TL_DTYPE_INT32) < 0);
+    CHECK_EQ_I64(tl_scalar_check_fill(&s, TL_DTYPE_FLOAT32), TL_OK);
+    CHECK_EQ_I64(tl_scalar_check_fill(&s, TL_DTYPE_FLOAT16), TL_ERR_OVERFLOW);
+    CHECK(msg_has("is out of range for float16"));
+    s = uint_scalar(65504);
+    CHECK_EQ_I64(tl_scalar_check_fill(&s, TL_DTYPE_FLOAT16), TL_OK);
+    /* a refused fill writes nothing */
+    s = uint_scalar(256);
+    CHECK(tl_op_fill_(t, &s) < 0);
+    {
+        const uint8_t *p = tl_tensor_data(t);
+        CHECK(p[0] == 7 && p[1] == 7 && p[2] == 7 && p[3] == 7);
+    }
+    CHECK_EQ_I64(tl_tensor_version(t), 1);
+
+    /* a scalar of an unknown kind; item of a tensor of many elements */
+    s.kind = 99;
+    CHECK(tl_scalar_to_tensor(&s) == NULL);
+    CHECK(msg_has("unknown scalar kind 99"));
+    CHECK_EQ_I64(tl_tensor_item(t, &s), TL_ERR_VALUE);
+    CHECK(msg_has("a tensor of 4 elements is not one number"));
+
+    /* item of each kind, read back from a one-element tensor */
+    {
+        static const int dts[] = {TL_DTYPE_BOOL, TL_DTYPE_UINT16,
+                                  TL_DTYPE_INT8, TL_DTYPE_BFLOAT16,
+                                  TL_DTYPE_COMPLEX64, TL_DTYPE_COMPLEX128};
+        for (size_t i = 0; i < sizeof(dts) / sizeof(dts[0]); i++) {
+            int64_t one = 1;
+            tl_tensor_impl *e = cpu_empty(1, &one, dts[i]);
+            tl_scalar in = dts[i] >= TL_DTYPE_COMPLEX64
+                               ? tl_scalar_complex(1.5, -2.0)
+                               : tl_scalar_int(1);
+            CHECK_EQ_I64(tl_op_fill_(e, &in), TL_OK);
+            CHECK_EQ_I64(tl_tensor_item(e, &s), TL_OK);
+            if (dts[i] >= TL_DTYPE_COMPLEX64) {
+                CHECK(s.kind == TL_KIND_COMPLEX && s.v.c[0] == 1.5 &&
+                      s.v.c[1] == -2.0);
+            }
+            else if (dts[i] == TL_DTYPE_BFLOAT16) {
+                CHECK(s.kind == TL_KIND_FLOAT && s.v.f == 1.0);
+            }
+            else if (dts[i] == TL_DTYPE_UINT16) {
+                CHECK(s.kind == TL_KIND_UINT && s.v.u == 1);
+            }
+            else {
+                CHECK(s.v.i == 1);
+            }
+            tl_tensor_decref(e);
+        }
+    }
+    CHECK_EQ_I64(tl_tensor_refcount(t), 1);
+    tl_tensor_decref(t);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -572,5 +1016,8 @@ int main(void)
     RUN(test_pool_check_quick_lists);
     RUN(test_mapping_refusals);
     RUN(test_tensor_constructor_refusals);
+    RUN(test_view_refusals);
+    RUN(test_lapack_refusals);
+    RUN(test_copy_fill_scalar_refusals);
     DONE();
 }
