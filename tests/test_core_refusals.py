@@ -313,3 +313,46 @@ def test_views_never_derive_int64_min_strides():
     assert f.unfold(1, 2, 1).stride() == (1, -h, -h, -h)
     with pytest.raises(OverflowError):
         x.as_strided((0, 4), (1, -2 ** 63))
+
+
+# ---- search.c: refusals and the row merge sort of unique(dim=) ---------
+
+def test_search_refusals_match_torch():
+    seq = tl.tensor([1.0, 2.0, 3.0])
+    v = tl.tensor([2.5])
+    e = same_error(lambda: torch.searchsorted(torch.tensor(1.0),
+                                              torch.tensor([1.0])),
+                   lambda: tl.searchsorted(tl.tensor(1.0), v))
+    assert "0-d" in str(e)
+    e = same_error(
+        lambda: torch.searchsorted(torch.tensor([1.0, 2, 3]),
+                                   torch.tensor([2.5]),
+                                   sorter=torch.tensor([0, 1])),
+        lambda: tl.searchsorted(seq, v, sorter=tl.tensor([0, 1])))
+    assert "[3] and [2]" in str(e)
+    for fn in ("unique", "unique_consecutive"):
+        e = same_error(lambda: getattr(torch, fn)(torch.tensor(1.0), dim=0),
+                       lambda: getattr(tl, fn)(tl.tensor(1.0), dim=0))
+        assert fn + "(): a 0-d tensor has no dim 0" in str(e)
+    assert seq.tolist() == [1.0, 2.0, 3.0] and seq._version == 0
+
+
+@pytest.mark.parametrize("rows", [17, 33, 64, 65, 130])
+@pytest.mark.parametrize("dt", ["int16", "float32", "float64", "uint8"])
+def test_unique_dim_many_rows_matches_torch(rows, dt):
+    # More rows than the insertion-sort cutoff: the merge sort of rows.
+    rng = np.random.default_rng(rows)
+    base = rng.integers(0, 4, (rows, 3)).astype(dt)
+    for dim, a in ((0, base), (1, base.T.copy())):
+        x = tl.tensor(a)
+        u, inv, cnt = tl.unique(x, dim=dim, return_inverse=True,
+                                return_counts=True)
+        tu, tinv, tcnt = torch.unique(torch.from_numpy(a), dim=dim,
+                                      return_inverse=True,
+                                      return_counts=True)
+        assert u.dtype == getattr(tl, dt)
+        np.testing.assert_array_equal(u.numpy(), tu.numpy())
+        np.testing.assert_array_equal(inv.numpy(), tinv.numpy())
+        np.testing.assert_array_equal(cnt.numpy(), tcnt.numpy())
+        want = np.unique(a, axis=dim)
+        np.testing.assert_array_equal(u.numpy(), want)

@@ -17,6 +17,7 @@
 #include "tensorlib/linalg.h"
 #include "tensorlib/mapped.h"
 #include "tensorlib/ops.h"
+#include "tensorlib/sortscan.h"
 #include "tensorlib/tensorlib.h"
 #include "tensorlib/view.h"
 
@@ -1008,6 +1009,73 @@ static void test_copy_fill_scalar_refusals(void)
     tl_tensor_decref(t);
 }
 
+
+/* ---- searches: NULL operands and out= of the wrong shape --------------- */
+
+static void test_search_refusals(void)
+{
+    int64_t n3 = 3, n2 = 2;
+    tl_tensor_impl *seq = cpu_empty(1, &n3, TL_DTYPE_FLOAT32);
+    tl_tensor_impl *v = cpu_empty(1, &n2, TL_DTYPE_FLOAT32);
+    tl_tensor_impl *bad = cpu_empty(1, &n3, TL_DTYPE_INT64);
+    tl_tensor_impl *badb = cpu_empty(1, &n3, TL_DTYPE_BOOL);
+    tl_tensor_impl *u = NULL, *inv = NULL, *cnt = NULL;
+    float *sp = tl_tensor_data(seq), *vp = tl_tensor_data(v);
+
+    sp[0] = 1, sp[1] = 2, sp[2] = 3;
+    vp[0] = 2, vp[1] = 0;
+    memset(tl_tensor_data(bad), 0, 24);
+    memset(tl_tensor_data(badb), 0, 3);
+    CHECK_EQ_I64(tl_unique(NULL, false, NULL, &u, &inv, &cnt), TL_ERR_VALUE);
+    CHECK(msg_has("unique(): an operand is NULL"));
+    CHECK(u == NULL && inv == NULL && cnt == NULL);
+    CHECK(tl_searchsorted(NULL, NULL, v, false, NULL, false) == NULL);
+    CHECK(msg_has("searchsorted(): an operand is NULL"));
+    CHECK(tl_searchsorted(NULL, seq, NULL, false, NULL, false) == NULL);
+    CHECK(tl_isin(NULL, NULL, seq, false) == NULL);
+    CHECK(msg_has("isin(): an operand is NULL"));
+    CHECK(tl_isin(NULL, seq, NULL, false) == NULL);
+    CHECK(tl_count_nonzero(NULL, 0, NULL) == NULL);
+    CHECK(msg_has("count_nonzero(): an operand is NULL"));
+    CHECK(tl_nonzero(NULL, NULL) == NULL);
+    CHECK(msg_has("nonzero(): an operand is NULL"));
+    /* out= of another shape (a view: not resizable) */
+    CHECK(tl_searchsorted(bad, seq, v, false, NULL, false) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_SHAPE);
+    CHECK(msg_has("searchsorted(): out= has shape [3] but the result has "
+                  "shape [2]"));
+    CHECK(tl_isin(badb, v, seq, false) == NULL);
+    CHECK(msg_has("isin(): out= has shape [3] but the result has shape [2]"));
+    CHECK(tl_nonzero(bad, v) == NULL);
+    CHECK(msg_has("nonzero(): out= has shape [3] but the result has shape "
+                  "[1, 1]"));
+    /* the out= tensors were not written */
+    {
+        const int64_t *bp = tl_tensor_data(bad);
+        const uint8_t *bb = tl_tensor_data(badb);
+        CHECK(bp[0] == 0 && bp[1] == 0 && bp[2] == 0);
+        CHECK(bb[0] == 0 && bb[1] == 0 && bb[2] == 0);
+        CHECK_EQ_I64(tl_tensor_version(bad), 0);
+        CHECK_EQ_I64(tl_tensor_version(badb), 0);
+    }
+    /* and the same calls with a good out= work */
+    {
+        tl_tensor_impl *o = cpu_empty(1, &n2, TL_DTYPE_INT64);
+        tl_tensor_impl *r = tl_searchsorted(o, seq, v, false, NULL, false);
+        CHECK(r == o);
+        if (r != NULL) {
+            const int64_t *op = tl_tensor_data(o);
+            CHECK(op[0] == 1 && op[1] == 0);
+        }
+        tl_tensor_decref(r);
+        tl_tensor_decref(o);
+    }
+    tl_tensor_decref(seq);
+    tl_tensor_decref(v);
+    tl_tensor_decref(bad);
+    tl_tensor_decref(badb);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1019,5 +1087,6 @@ int main(void)
     RUN(test_view_refusals);
     RUN(test_lapack_refusals);
     RUN(test_copy_fill_scalar_refusals);
+    RUN(test_search_refusals);
     DONE();
 }
