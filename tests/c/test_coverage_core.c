@@ -1076,6 +1076,106 @@ static void test_search_refusals(void)
     tl_tensor_decref(badb);
 }
 
+
+/* ---- elementwise ops: result types and refusals ------------------------ */
+
+/* A one-element tensor of dtype dt holding 1 (0-dim when zero_dim). */
+static tl_tensor_impl *one_of(int dt, bool zero_dim)
+{
+    int64_t n2 = 2;
+    tl_tensor_impl *t = zero_dim ? cpu_empty(0, NULL, dt)
+                                 : cpu_empty(1, &n2, dt);
+    tl_scalar one = tl_scalar_int(1);
+    tl_op_fill_(t, &one);
+    return t;
+}
+
+static void test_result_types_agree_with_ops(void)
+{
+    int checked = 0;
+    tl_dtype r;
+
+    /* Every binary op over dtype pairs (tensor, tensor and tensor,
+     * 0-dim): result_type says what the op gives, or refuses as it. */
+    for (int op = 0; op < TL_BINARY_OP_COUNT; op++) {
+        for (int da = 0; da < TL_DTYPE_COUNT; da += 3) {
+            for (int db = 0; db < TL_DTYPE_COUNT; db += 2) {
+                tl_tensor_impl *a = one_of(da, false);
+                tl_tensor_impl *b = one_of(db, db % 4 == 0);
+                tl_tensor_impl *c = tl_op_binary(op, NULL, a, b, NULL);
+                int kind = c ? TL_OK : tl_error_kind();
+                int rc = tl_op_binary_result_type(op, a, b, &r);
+                if (c != NULL) {
+                    CHECK_EQ_I64(rc, TL_OK);
+                    CHECK_EQ_I64(r, tl_tensor_dtype(c));
+                    checked++;
+                }
+                else if (kind == TL_ERR_TYPE) {
+                    CHECK_EQ_I64(rc, TL_ERR_TYPE);
+                }
+                tl_tensor_decref(c);
+                tl_tensor_decref(a);
+                tl_tensor_decref(b);
+            }
+        }
+    }
+    for (int op = 0; op < TL_UNARY_OP_COUNT; op++) {
+        for (int da = 0; da < TL_DTYPE_COUNT; da++) {
+            tl_tensor_impl *a = one_of(da, false);
+            tl_tensor_impl *c = tl_op_unary(op, NULL, a);
+            int kind = c ? TL_OK : tl_error_kind();
+            int rc = tl_op_unary_result_type(op, (tl_dtype)da, &r);
+            if (c != NULL) {
+                CHECK_EQ_I64(rc, TL_OK);
+                CHECK_EQ_I64(r, tl_tensor_dtype(c));
+                checked++;
+            }
+            else if (kind == TL_ERR_TYPE) {
+                CHECK_EQ_I64(rc, TL_ERR_TYPE);
+            }
+            tl_tensor_decref(c);
+            tl_tensor_decref(a);
+        }
+    }
+    CHECK(checked > 500);
+    /* unknown ops and dtypes */
+    {
+        tl_tensor_impl *a = one_of(TL_DTYPE_FLOAT32, false);
+        CHECK_EQ_I64(tl_op_binary_result_type(-1, a, a, &r), TL_ERR_VALUE);
+        CHECK(msg_has("unknown binary op -1"));
+        CHECK_EQ_I64(tl_op_binary_result_type(TL_BINARY_OP_COUNT, a, a, &r),
+                     TL_ERR_VALUE);
+        CHECK_EQ_I64(tl_op_unary_result_type(TL_UNARY_OP_COUNT,
+                                             TL_DTYPE_FLOAT32, &r),
+                     TL_ERR_VALUE);
+        CHECK_EQ_I64(tl_op_unary_result_type(0, (tl_dtype)-1, &r),
+                     TL_ERR_VALUE);
+        CHECK(tl_op_binary(TL_BINARY_OP_COUNT, NULL, a, a, NULL) == NULL);
+        CHECK(msg_has("unknown binary op"));
+        CHECK(tl_op_binary(0, NULL, a, NULL, NULL) == NULL);
+        CHECK(msg_has("an operand is NULL"));
+        CHECK(tl_op_unary(-2, NULL, a) == NULL);
+        CHECK(msg_has("unknown unary op -2"));
+        CHECK(tl_op_unary(0, NULL, NULL) == NULL);
+        CHECK(msg_has("the operand is NULL"));
+        CHECK(tl_op_div_rounding(NULL, a, a, 77) == NULL);
+        CHECK(msg_has("div: unknown rounding mode 77"));
+        CHECK(tl_op_div_rounding(NULL, NULL, a, TL_DIV_TRUNC) == NULL);
+        CHECK(msg_has("div: an operand is NULL"));
+        CHECK(tl_op_where(NULL, NULL, a, a) == NULL);
+        CHECK(msg_has("where: an operand is NULL"));
+        CHECK(tl_op_clamp(NULL, NULL, a, a) == NULL);
+        CHECK(msg_has("clamp: the operand is NULL"));
+        CHECK(tl_op_round_decimals(NULL, NULL, 2) == NULL);
+        CHECK_EQ_I64(tl_op_unary_from_name("no such op"), -1);
+        CHECK_EQ_I64(tl_op_binary_from_name("no such op"), -1);
+        CHECK(tl_op_unary_name(-1) == NULL);
+        CHECK_EQ_I64(tl_tensor_version(a), 1);  /* (the fill) */
+        CHECK_EQ_I64(tl_tensor_refcount(a), 1);
+        tl_tensor_decref(a);
+    }
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1088,5 +1188,6 @@ int main(void)
     RUN(test_lapack_refusals);
     RUN(test_copy_fill_scalar_refusals);
     RUN(test_search_refusals);
+    RUN(test_result_types_agree_with_ops);
     DONE();
 }
