@@ -7,6 +7,7 @@
  * its message, and that nothing changed and nothing leaked (the CI runs
  * this under ASan+LSan). */
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include "tensorlib/linalg.h"
 #include "tensorlib/mapped.h"
 #include "tensorlib/ops.h"
+#include "tensorlib/reduce.h"
 #include "tensorlib/sortscan.h"
 #include "tensorlib/tensorlib.h"
 #include "tensorlib/view.h"
@@ -1176,6 +1178,113 @@ static void test_result_types_agree_with_ops(void)
     }
 }
 
+
+/* ---- reductions: result types and refusals ----------------------------- */
+
+static void test_reduce_result_types_and_refusals(void)
+{
+    static const int dtypes[] = {-1, TL_DTYPE_INT64, TL_DTYPE_FLOAT32,
+                                 TL_DTYPE_FLOAT64, TL_DTYPE_COMPLEX64,
+                                 TL_DTYPE_BOOL};
+    int checked = 0;
+    tl_dtype r;
+    int64_t dim0 = 0;
+
+    for (int op = 0; op < TL_REDUCE_OP_COUNT; op++) {
+        bool arg = op == TL_REDUCE_ARGMAX || op == TL_REDUCE_ARGMIN;
+        bool var = op == TL_REDUCE_VAR || op == TL_REDUCE_STD;
+        bool plain = !(op >= TL_REDUCE_ARGMAX && op <= TL_REDUCE_STD);
+        for (int da = 0; da < TL_DTYPE_COUNT; da++) {
+            for (size_t k = 0; k < sizeof(dtypes) / sizeof(dtypes[0]); k++) {
+                int dt = dtypes[k];
+                tl_tensor_impl *a = one_of(da, false), *c = NULL;
+                int rc = tl_reduce_result_type(op, (tl_dtype)da, dt, &r);
+                if (plain) {
+                    c = tl_reduce(op, NULL, a, 1, &dim0, false, dt);
+                }
+                else if (dt < 0 && arg) {
+                    c = tl_reduce_arg(op, NULL, a, &dim0, false);
+                }
+                else if (dt < 0 && var) {
+                    c = tl_reduce_var(NULL, a, 1, &dim0, 1.0, false,
+                                      op == TL_REDUCE_STD);
+                }
+                else {
+                    /* arg/var/std take no dtype= */
+                    CHECK_EQ_I64(rc, TL_ERR_TYPE);
+                    CHECK(msg_has("takes no dtype"));
+                    tl_tensor_decref(a);
+                    continue;
+                }
+                if (c != NULL) {
+                    CHECK_EQ_I64(rc, TL_OK);
+                    CHECK_EQ_I64(r, tl_tensor_dtype(c));
+                    checked++;
+                }
+                else {
+                    int kind = tl_error_kind();
+                    /* A dtype refusal, which result_type shares, except
+                     * for float8 inputs: the dtype rule gives a result
+                     * type, but no reduction has a float8 kernel. */
+                    if (kind == TL_ERR_TYPE && rc == 0) {
+                        CHECK(da == TL_DTYPE_FLOAT8_E4M3FN ||
+                              da == TL_DTYPE_FLOAT8_E5M2);
+                        CHECK(msg_has(" is not supported for float8_e"));
+                    }
+                    else if (kind == TL_ERR_TYPE) {
+                        CHECK(rc == TL_ERR_TYPE);
+                    }
+                }
+                tl_tensor_decref(c);
+                tl_tensor_decref(a);
+            }
+        }
+    }
+    CHECK(checked > 200);
+    CHECK_EQ_I64(tl_reduce_result_type(TL_REDUCE_OP_COUNT, TL_DTYPE_FLOAT32,
+                                       -1, &r), TL_ERR_VALUE);
+    CHECK(msg_has("unknown reduction"));
+    CHECK_EQ_I64(tl_reduce_result_type(0, (tl_dtype)99, -1, &r),
+                 TL_ERR_VALUE);
+    CHECK_EQ_I64(tl_reduce_result_type(0, TL_DTYPE_FLOAT32, 99, &r),
+                 TL_ERR_TYPE);
+    CHECK(msg_has("invalid dtype 99"));
+    CHECK_EQ_I64(tl_reduce_from_name("no such reduction"), -1);
+    CHECK(tl_reduce_name(-1) == NULL);
+    {
+        tl_tensor_impl *a = one_of(TL_DTYPE_FLOAT32, false);
+        tl_tensor_impl *v = NULL, *ix = NULL;
+        CHECK(tl_reduce(-1, NULL, a, 0, NULL, false, -1) == NULL);
+        CHECK(msg_has("tl_reduce: bad reduction -1"));
+        CHECK(tl_reduce(TL_REDUCE_ARGMAX, NULL, a, 0, NULL, false, -1) ==
+              NULL);
+        CHECK(tl_reduce(TL_REDUCE_SUM, NULL, NULL, 0, NULL, false, -1) ==
+              NULL);
+        CHECK(msg_has("sum: the input is NULL"));
+        CHECK(tl_reduce(TL_REDUCE_SUM, NULL, a, -1, &dim0, false, -1) ==
+              NULL);
+        CHECK(msg_has("negative number of dims -1"));
+        CHECK(tl_reduce_var(NULL, NULL, 0, NULL, 1.0, false, false) == NULL);
+        CHECK(msg_has("var: the input is NULL"));
+        CHECK(tl_reduce_var(NULL, a, 0, NULL, NAN, false, true) == NULL);
+        CHECK(msg_has("std(): correction must not be NaN"));
+        CHECK(tl_reduce_arg(TL_REDUCE_SUM, NULL, a, NULL, false) == NULL);
+        CHECK(msg_has("tl_reduce_arg: bad reduction"));
+        CHECK(tl_reduce_arg(TL_REDUCE_ARGMIN, NULL, NULL, NULL, false) ==
+              NULL);
+        CHECK(msg_has("argmin: the input is NULL"));
+        CHECK_EQ_I64(tl_reduce_minmax_dim(TL_REDUCE_SUM, NULL, NULL, a, 0,
+                                          false, &v, &ix), TL_ERR_VALUE);
+        CHECK(msg_has("tl_reduce_minmax_dim: bad reduction"));
+        CHECK_EQ_I64(tl_reduce_minmax_dim(TL_REDUCE_MAX, NULL, NULL, NULL, 0,
+                                          false, &v, &ix), TL_ERR_VALUE);
+        CHECK(msg_has("max: the input is NULL"));
+        CHECK(v == NULL && ix == NULL);
+        CHECK_EQ_I64(tl_tensor_refcount(a), 1);
+        tl_tensor_decref(a);
+    }
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1189,5 +1298,6 @@ int main(void)
     RUN(test_copy_fill_scalar_refusals);
     RUN(test_search_refusals);
     RUN(test_result_types_agree_with_ops);
+    RUN(test_reduce_result_types_and_refusals);
     DONE();
 }
