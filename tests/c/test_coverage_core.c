@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "tensorlib/device_table.h"
+#include "tensorlib/iter.h"
 #include "tensorlib/linalg.h"
 #include "tensorlib/mapped.h"
 #include "tensorlib/ops.h"
@@ -1285,6 +1286,84 @@ static void test_reduce_result_types_and_refusals(void)
     }
 }
 
+
+/* ---- iterator configuration refusals ----------------------------------- */
+
+static void test_iter_config_refusals(void)
+{
+    tl_iter_config c;
+    tl_tensor_impl *a = one_of(TL_DTYPE_FLOAT32, false);
+    tl_tensor_impl *i = one_of(TL_DTYPE_INT32, false);
+    tl_iter *it;
+
+    tl_iter_free(NULL);
+    /* an output after an input; a NULL input; too many operands */
+    tl_iter_config_init(&c);
+    CHECK_EQ_I64(tl_iter_config_add_input(&c, a), TL_OK);
+    CHECK_EQ_I64(tl_iter_config_add_output(&c, NULL), TL_ERR_VALUE);
+    CHECK(msg_has("iterator"));
+    CHECK_EQ_I64(tl_iter_config_add_input(&c, NULL), TL_ERR_VALUE);
+    CHECK(msg_has("iterator: an input may not be NULL"));
+    tl_iter_config_init(&c);
+    for (int k = 0; k < TL_ITER_MAX_OPERANDS; k++) {
+        CHECK_EQ_I64(tl_iter_config_add_output(&c, NULL), TL_OK);
+    }
+    CHECK_EQ_I64(tl_iter_config_add_output(&c, NULL), TL_ERR_VALUE);
+    CHECK(msg_has("iterator: at most"));
+    CHECK_EQ_I64(tl_iter_config_add_input(&c, a), TL_ERR_VALUE);
+    CHECK(msg_has("iterator: at most"));
+    /* only outputs to allocate: no shape */
+    tl_iter_config_init(&c);
+    tl_iter_config_add_output(&c, NULL);
+    CHECK(tl_iter_new(&c) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+    CHECK(msg_has("no operand gives a shape"));
+    /* no operands at all */
+    tl_iter_config_init(&c);
+    CHECK(tl_iter_new(&c) == NULL);
+    CHECK(msg_has("iterator: no operands"));
+    /* all the same dtype, without promotion */
+    tl_iter_config_init(&c);
+    c.check_all_same_dtype = true;
+    c.promote_inputs_to_common_dtype = false;
+    tl_iter_config_add_output(&c, NULL);
+    tl_iter_config_add_input(&c, a);
+    tl_iter_config_add_input(&c, i);
+    CHECK(tl_iter_new(&c) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_TYPE);
+    CHECK(msg_has("expected all operands to have dtype float32, but operand "
+                  "2 has dtype int32"));
+    /* an invalid output dtype */
+    tl_iter_config_init(&c);
+    c.output_dtype = 99;
+    tl_iter_config_add_output(&c, NULL);
+    tl_iter_config_add_input(&c, a);
+    CHECK(tl_iter_new(&c) == NULL);
+    CHECK(msg_has("iterator: invalid dtype"));
+    /* a good one: the accessors */
+    tl_iter_config_init(&c);
+    c.check_all_same_dtype = false;
+    c.promote_inputs_to_common_dtype = true;
+    tl_iter_config_add_output(&c, NULL);
+    tl_iter_config_add_input(&c, a);
+    tl_iter_config_add_input(&c, i);
+    it = tl_iter_new(&c);
+    CHECK(it != NULL);
+    if (it != NULL) {
+        int nd = -1;
+        const int64_t *bs = tl_iter_broadcast_shape(it, &nd);
+        CHECK_EQ_I64(tl_iter_ntensors(it), 3);
+        CHECK_EQ_I64(nd, 1);
+        CHECK(bs != NULL && bs[0] == 2);
+        CHECK_EQ_I64(tl_iter_common_dtype(it), TL_DTYPE_FLOAT32);
+        tl_iter_free(it);
+    }
+    CHECK_EQ_I64(tl_tensor_refcount(a), 1);
+    CHECK_EQ_I64(tl_tensor_refcount(i), 1);
+    tl_tensor_decref(a);
+    tl_tensor_decref(i);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1299,5 +1378,6 @@ int main(void)
     RUN(test_search_refusals);
     RUN(test_result_types_agree_with_ops);
     RUN(test_reduce_result_types_and_refusals);
+    RUN(test_iter_config_refusals);
     DONE();
 }
