@@ -356,3 +356,29 @@ def test_unique_dim_many_rows_matches_torch(rows, dt):
         np.testing.assert_array_equal(cnt.numpy(), tcnt.numpy())
         want = np.unique(a, axis=dim)
         np.testing.assert_array_equal(u.numpy(), want)
+
+
+# ---- cow.c: exporting the read-only source of a lazy clone -------------
+
+def test_export_of_readonly_mapping_source_of_lazy_clone(tmp_path):
+    # A read-only mapping that a lazy clone shares: exporting the source
+    # needs no copy (nothing can write through it); the clone's first
+    # write copies, and neither the file nor the export changes.
+    p = tmp_path / "x.bin"
+    data = np.arange(6, dtype=np.float32)
+    p.write_bytes(data.tobytes())
+    a, = tl._C._files_map(str(p), "r", [(0, (6,), tl.float32, False)])
+    c = a.lazy_clone()
+    assert T.block_refcount(a) == 2           # shared, not copied
+    n = np.asarray(a)
+    assert not n.flags.writeable
+    assert T.block_refcount(a) == 2 and T.export_count(a) == 1
+    np.testing.assert_array_equal(n, data)
+    c[0] = 7
+    assert c.tolist() == [7.0, 1, 2, 3, 4, 5]
+    assert a.tolist() == data.tolist()
+    np.testing.assert_array_equal(n, data)
+    with pytest.raises(ValueError, match="read-only"):
+        a[0] = 1
+    del n
+    assert np.fromfile(p, np.float32).tolist() == data.tolist()
