@@ -382,3 +382,50 @@ def test_export_of_readonly_mapping_source_of_lazy_clone(tmp_path):
         a[0] = 1
     del n
     assert np.fromfile(p, np.float32).tolist() == data.tolist()
+
+
+# ---- matmul: matrix-vector products (gemv) of every BLAS dtype ----------
+
+def _rand(rng, shape, dt):
+    x = rng.uniform(-1, 1, shape)
+    if np.dtype(dt).kind == "c":
+        x = x + 1j * rng.uniform(-1, 1, shape)
+    return x.astype(dt)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex64",
+                                "complex128"])
+@pytest.mark.parametrize("m,k,n", [(1, 7, 9), (9, 7, 1), (17, 8, 1),
+                                   (1, 33, 5), (1, 1, 1)])
+def test_matmul_matrix_vector_every_dtype(dt, m, k, n):
+    rng = np.random.default_rng(m * 100 + k * 10 + n)
+    a = _rand(rng, (m, k), dt)
+    b = _rand(rng, (k, n), dt)
+    tol = 1e-5 if dt in ("float32", "complex64") else 1e-12
+    # each operand as given and transposed in memory (Fortran order)
+    for fa in (False, True):
+        for fb in (False, True):
+            ta = tl.tensor(np.asfortranarray(a) if fa else a)
+            tb = tl.tensor(b)
+            if fb:
+                tb = tl.tensor(np.ascontiguousarray(b.T)).t()
+            r = tl.matmul(ta, tb)
+            assert r.dtype == getattr(tl, dt) and tuple(r.shape) == (m, n)
+            np.testing.assert_allclose(r.numpy(), a @ b, rtol=tol,
+                                       atol=tol * k)
+    # 1-D operands: (m, k) @ (k,) and (k,) @ (k, n)
+    r = tl.matmul(tl.tensor(a), tl.tensor(b[:, 0]))
+    np.testing.assert_allclose(r.numpy(), a @ b[:, 0], rtol=tol,
+                               atol=tol * k)
+    r = tl.matmul(tl.tensor(a[0]), tl.tensor(b))
+    np.testing.assert_allclose(r.numpy(), a[0] @ b, rtol=tol, atol=tol * k)
+
+
+def test_matmul_out_read_only():
+    a = tl.ones(2, 3)
+    b = tl.ones(3, 2)
+    out = tl.from_numpy(np.zeros((2, 2), np.float32))
+    ro = tl._C._readonly_view(out)
+    with pytest.raises(ValueError, match="read-only"):
+        tl.matmul(a, b, out=ro)
+    assert out.tolist() == [[0, 0], [0, 0]] and out._version == 0
