@@ -429,3 +429,40 @@ def test_matmul_out_read_only():
     with pytest.raises(ValueError, match="read-only"):
         tl.matmul(a, b, out=ro)
     assert out.tolist() == [[0, 0], [0, 0]] and out._version == 0
+
+
+# ---- sort.c: refusals reachable from Python ----------------------------
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+@pytest.mark.parametrize("dt", ["int64", "int32", "uint8", "bool"])
+def test_integer_median_of_nothing_is_refused(fn, dt):
+    # PyTorch returns the dtype's minimum, which is no median; tensorlib
+    # refuses (a float input gives NaN, as in PyTorch).
+    x = tl.zeros(0, dtype=getattr(tl, dt))
+    with pytest.raises(RuntimeError, match=fn + r"\(\): the input of shape "
+                       r"\[0\] is empty, and an integer median"):
+        getattr(tl, fn)(x)
+    r = getattr(tl, fn)(tl.zeros(0))
+    assert np.isnan(r.item())
+    w = getattr(torch, fn)(torch.zeros(0))
+    assert np.isnan(w.item())
+
+
+@pytest.mark.parametrize("shape,dim", [((0,), None), ((2, 0), 1),
+                                       ((0, 3), 0)])
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+def test_quantile_of_empty_matches_torch(shape, dim, fn):
+    e = same_error(lambda: getattr(torch, fn)(torch.zeros(shape), 0.5,
+                                             dim=dim),
+                   lambda: getattr(tl, fn)(tl.zeros(shape), 0.5, dim=dim))
+    assert "is empty along the reduced dims" in str(e)
+
+
+def test_sort_out_values_and_indices_may_not_share_memory():
+    x = tl.tensor([3, 1, 2])
+    o = tl.zeros(3, dtype=tl.int64)
+    with pytest.raises(RuntimeError, match="the values and indices out= "
+                       "tensors share memory"):
+        tl.sort(x, out=(o, o))
+    assert o.tolist() == [0, 0, 0] and o._version == 0
+    assert x.tolist() == [3, 1, 2]
