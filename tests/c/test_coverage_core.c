@@ -1364,6 +1364,41 @@ static void test_iter_config_refusals(void)
     tl_tensor_decref(i);
 }
 
+
+/* ---- sorts and selections: refusals of the C API ----------------------- */
+
+static void test_sort_select_refusals(void)
+{
+    tl_tensor_impl *a = one_of(TL_DTYPE_FLOAT32, false);
+    tl_tensor_impl *q = one_of(TL_DTYPE_FLOAT32, true);
+    tl_tensor_impl *v = NULL, *ix = NULL;
+
+    CHECK_EQ_I64(tl_sort(NULL, NULL, NULL, 0, false, &v, &ix),
+                 TL_ERR_VALUE);
+    CHECK(msg_has("sort(): the input is NULL"));
+    CHECK_EQ_I64(tl_select(TL_SELECT_MODE + 1, NULL, NULL, a, 1, 0, false,
+                           &v, &ix), TL_ERR_VALUE);
+    CHECK(msg_has("tl_select: bad op 4"));
+    CHECK_EQ_I64(tl_select(-1, NULL, NULL, a, 1, 0, false, &v, &ix),
+                 TL_ERR_VALUE);
+    CHECK(v == NULL && ix == NULL);
+    CHECK(tl_quantile(NULL, NULL, q, NULL, false, TL_INTERP_LINEAR,
+                      false) == NULL);
+    CHECK(msg_has("quantile(): an operand is NULL"));
+    CHECK(tl_quantile(NULL, a, NULL, NULL, false, TL_INTERP_LINEAR,
+                      true) == NULL);
+    CHECK(msg_has("nanquantile(): an operand is NULL"));
+    CHECK(tl_quantile(NULL, a, q, NULL, false, TL_INTERP_NEAREST + 1,
+                      false) == NULL);
+    CHECK(msg_has("quantile(): bad interpolation 5"));
+    CHECK(tl_quantile(NULL, a, q, NULL, false, -1, false) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+    CHECK_EQ_I64(tl_tensor_refcount(a), 1);
+    CHECK_EQ_I64(tl_tensor_refcount(q), 1);
+    tl_tensor_decref(a);
+    tl_tensor_decref(q);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1379,5 +1414,6 @@ int main(void)
     RUN(test_result_types_agree_with_ops);
     RUN(test_reduce_result_types_and_refusals);
     RUN(test_iter_config_refusals);
+    RUN(test_sort_select_refusals);
     DONE();
 }
