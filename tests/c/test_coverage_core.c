@@ -21,6 +21,7 @@
 #include "tensorlib/ops.h"
 #include "tensorlib/reduce.h"
 #include "tensorlib/sortscan.h"
+#include "tensorlib/streams.h"
 #include "tensorlib/tensorlib.h"
 #include "tensorlib/view.h"
 
@@ -1399,6 +1400,66 @@ static void test_sort_select_refusals(void)
     tl_tensor_decref(q);
 }
 
+
+/* ---- the pool's refusals of bad arguments ------------------------------ */
+
+static void test_pool_argument_refusals(void)
+{
+    tl_raw_allocator raw = {"raw", NULL, {TL_DEVICE_CPU, 0}, raw_alloc,
+                            raw_free};
+    tl_pool_config c;
+    tl_allocator *a = small_pool();
+    pool *p;
+    void *u;
+    const tl_allocator *cpu = tl_cpu_aligned_allocator();
+
+    CHECK(a != NULL);
+    if (a == NULL) {
+        return;
+    }
+    p = (pool *)a->ctx;
+    /* limits past SIZE_MAX / 4 */
+    c = tl_pool_config_cpu();
+    c.large_round = SIZE_MAX / 2;
+    CHECK(tl_pool_new(&raw, &c, "big") == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+    CHECK(msg_has("pool limits are too large"));
+    /* not a pool */
+    CHECK_EQ_I64(tl_pool_destroy(NULL), TL_ERR_VALUE);
+    CHECK(msg_has("tl_pool_destroy: not a pool"));
+    CHECK_EQ_I64(tl_pool_destroy((tl_allocator *)cpu), TL_ERR_VALUE);
+    CHECK(tl_pool_allocate_on(cpu, 64, 64, (tl_stream)0) == NULL);
+    CHECK(msg_has("tl_pool_allocate_on: not a pool"));
+    CHECK_EQ_I64(tl_pool_round_size(cpu, 64), 0);
+    CHECK(msg_has("tl_pool_round_size: not a pool"));
+    /* a size no request can have */
+    CHECK_EQ_I64(tl_pool_round_size(a, SIZE_MAX - 10), 0);
+    CHECK(tl_error_kind() != TL_OK);
+    /* deallocating NULL or a pointer the pool never handed out touches
+     * nothing (the second warns on stderr) */
+    u = a->allocate(a->ctx, 100, 64);
+    CHECK(u != NULL);
+    {
+        int64_t live = (int64_t)p->nlive, active = p->active;
+        a->deallocate(a->ctx, NULL, 0);
+        a->deallocate(a->ctx, (char *)u + 64, 100);
+        CHECK_EQ_I64((int64_t)p->nlive, live);
+        CHECK_EQ_I64(p->active, active);
+        CHECK_EQ_I64(tl_pool_check(a), TL_OK);
+    }
+    /* without streams, allocate_on is allocate */
+    {
+        void *w = tl_pool_allocate_on(a, 100, 64, (tl_stream)0);
+        CHECK(w != NULL && w != u);
+        a->deallocate(a->ctx, w, 100);
+    }
+    /* destroy refuses while a block is out */
+    CHECK_EQ_I64(tl_pool_destroy(a), TL_ERR_RUNTIME);
+    a->deallocate(a->ctx, u, 100);
+    CHECK_EQ_I64(tl_pool_check(a), TL_OK);
+    CHECK_EQ_I64(tl_pool_destroy(a), TL_OK);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1415,5 +1476,6 @@ int main(void)
     RUN(test_reduce_result_types_and_refusals);
     RUN(test_iter_config_refusals);
     RUN(test_sort_select_refusals);
+    RUN(test_pool_argument_refusals);
     DONE();
 }
