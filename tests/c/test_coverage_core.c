@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "tensorlib/arena.h"
 #include "tensorlib/device_table.h"
 #include "tensorlib/iter.h"
 #include "tensorlib/linalg.h"
@@ -1460,6 +1461,114 @@ static void test_pool_argument_refusals(void)
     CHECK_EQ_I64(tl_pool_destroy(a), TL_OK);
 }
 
+
+/* ---- workspace arenas over a backing allocator ------------------------- */
+
+typedef struct counting {
+    tl_allocator base;
+    int allocs, frees;
+    long long live;
+} counting;
+
+static void *counting_allocate(void *ctx, size_t n, size_t alignment)
+{
+    counting *c = ctx;
+    void *p = NULL;
+    if (posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *)
+                                                       : alignment,
+                       n ? n : 1) != 0) {
+        tl_error(TL_ERR_MEMORY, "counting: out of memory");
+        return NULL;
+    }
+    c->allocs++;
+    c->live += (long long)n;
+    return p;
+}
+
+static void counting_deallocate(void *ctx, void *p, size_t n)
+{
+    counting *c = ctx;
+    c->frees++;
+    c->live -= (long long)n;
+    free(p);
+}
+
+static void counting_init(counting *c, tl_device dev)
+{
+    memset(c, 0, sizeof(*c));
+    c->base.abi_version = TL_ALLOCATOR_ABI_VERSION;
+    c->base.name = "counting";
+    c->base.ctx = c;
+    c->base.device = dev;
+    c->base.allocate = counting_allocate;
+    c->base.deallocate = counting_deallocate;
+}
+
+static void test_arena_backing_and_device_refusals(void)
+{
+    counting cpu_back, dev_back;
+    tl_allocator bad;
+    tl_arena *a;
+
+    /* a backing allocator of another ABI, or without deallocate */
+    counting_init(&cpu_back, tl_device_cpu());
+    bad = cpu_back.base;
+    bad.abi_version = TL_ALLOCATOR_ABI_VERSION + 1;
+    CHECK(tl_arena_new(&bad, 4096, 0) == NULL);
+    CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+    CHECK(msg_has("the backing allocator of a workspace arena has ABI "
+                  "version 2 (expected 1)"));
+    bad = cpu_back.base;
+    bad.deallocate = NULL;
+    CHECK(tl_arena_new(&bad, 4096, 0) == NULL);
+    CHECK(msg_has("lacks allocate / deallocate"));
+
+    /* chunks come from and go back to the backing allocator */
+    a = tl_arena_new(&cpu_back.base, 4096, 0);
+    CHECK(a != NULL);
+    if (a != NULL) {
+        char *p = tl_arena_alloc(a, 1000, 64);
+        char *q = tl_arena_alloc(a, 100000, 64);  /* a second chunk */
+        CHECK(p != NULL && q != NULL);
+        if (p != NULL && q != NULL) {
+            memset(p, 1, 1000);
+            memset(q, 2, 100000);
+            CHECK(p[999] == 1 && q[99999] == 2);
+        }
+        CHECK(cpu_back.allocs >= 2);
+        CHECK(cpu_back.live >= 100000);
+        tl_arena_decref(a);
+    }
+    CHECK_EQ_I64(cpu_back.allocs, cpu_back.frees);
+    CHECK_EQ_I64(cpu_back.live, 0);
+
+    /* an arena on a (fake) device: host kinds are refused, and the
+     * workspace allocator of the CPU refuses it as the innermost */
+    counting_init(&dev_back, CUDA0);
+    a = tl_arena_new(&dev_back.base, 4096, 0);
+    CHECK(a != NULL);
+    if (a != NULL) {
+        tl_block *b;
+        CHECK(tl_device_eq(tl_arena_device(a), CUDA0));
+        CHECK(tl_arena_alloc_block(a, TL_MEMKIND_HOST_PINNED, 64, 64) ==
+              NULL);
+        CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+        CHECK(msg_has("memory kind HostPinned is a host kind and cannot be "
+                      "used on device cuda:0"));
+        CHECK_EQ_I64(tl_arena_push(a), TL_OK);
+        b = tl_block_alloc(tl_device_cpu(), TL_MEMKIND_WORKSPACE, 64);
+        CHECK(b == NULL);
+        CHECK_EQ_I64(tl_error_kind(), TL_ERR_RUNTIME);
+        CHECK(msg_has("the innermost workspace is on cuda:0, not cpu"));
+        tl_block_decref(b);
+        CHECK_EQ_I64(tl_arena_pop(a), TL_OK);
+        CHECK_EQ_I64(tl_arena_used(a), 0);
+        tl_arena_decref(a);
+    }
+    CHECK_EQ_I64(dev_back.allocs, dev_back.frees);
+    CHECK_EQ_I64(dev_back.live, 0);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1477,5 +1586,6 @@ int main(void)
     RUN(test_iter_config_refusals);
     RUN(test_sort_select_refusals);
     RUN(test_pool_argument_refusals);
+    RUN(test_arena_backing_and_device_refusals);
     DONE();
 }
