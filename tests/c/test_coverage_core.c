@@ -1569,6 +1569,245 @@ static void test_arena_backing_and_device_refusals(void)
     CHECK_EQ_I64(dev_back.live, 0);
 }
 
+
+/* ---- a fake device: host memory behind a device kernel table row ------- */
+
+/* The row moves bytes with memcpy and runs same-dtype copies only; every
+ * other launch is refused, so that the test sees what core asked for. */
+static int fake_launches, fake_copies;
+
+static int fake_count(void) { return 1; }
+
+static int fake_check(int index)
+{
+    return index == 0 ? 0
+                      : tl_error(TL_ERR_RUNTIME, "cuda:%d is not available "
+                                 "(1 fake device)", index);
+}
+
+static int fake_copy_bytes(tl_block *dst, size_t dst_offset, tl_block *src,
+                           size_t src_offset, size_t nbytes, unsigned flags)
+{
+    (void)flags;
+    fake_copies++;
+    memcpy((char *)tl_block_ptr(dst) + dst_offset,
+           (char *)tl_block_ptr(src) + src_offset, nbytes);
+    return 0;
+}
+
+static int fake_elementwise(const tl_dev_loop *L, const tl_dev_op *op)
+{
+    int64_t idx[TL_MAX_DIMS] = {0};
+    const tl_dev_operand *o = &L->ops[0], *in = &L->ops[1];
+    int64_t isz;
+
+    fake_launches++;
+    if (op->kind != TL_DEV_COPY || L->ntensors != 2 ||
+        o->dtype != in->dtype || in->data == NULL) {
+        return tl_error(TL_ERR_NOT_IMPLEMENTED, "fake device: launch kind "
+                        "%d is not implemented", (int)op->kind);
+    }
+    isz = tl_dtype_itemsize((tl_dtype)o->dtype);
+    for (int64_t n = 0; n < L->numel; n++) {
+        int64_t so = 0, si = 0;
+        for (int d = 0; d < L->ndim; d++) {
+            so += idx[d] * o->strides[d];
+            si += idx[d] * in->strides[d];
+        }
+        memcpy(o->data + so, in->data + si, (size_t)isz);
+        for (int d = 0; d < L->ndim && ++idx[d] == L->shape[d]; d++) {
+            idx[d] = 0;
+        }
+    }
+    return 0;
+}
+
+static int fake_scan(const tl_dev_loop *L, const tl_dev_op *op, int *found)
+{
+    (void)L;
+    (void)op;
+    (void)found;
+    fake_launches++;
+    return tl_error(TL_ERR_NOT_IMPLEMENTED, "fake device: no scans");
+}
+
+static int fake_record(tl_block *b, tl_stream s)
+{
+    (void)b;
+    return s == (tl_stream)7 ? 0 : tl_error(TL_ERR_VALUE, "fake: stream");
+}
+
+static tl_tensor_impl *dev_empty(int nd, const int64_t *sizes, int dt)
+{
+    return tl_tensor_empty(nd, sizes, (tl_dtype)dt, CUDA0,
+                           TL_MEMKIND_DEFAULT);
+}
+
+static void fill_iota(tl_tensor_impl *t)
+{
+    float *p = tl_tensor_data(t);
+    for (int64_t i = 0; i < tl_tensor_numel(t); i++) {
+        p[i] = (float)i;
+    }
+}
+
+static void test_fake_device_copies(void)
+{
+    static tl_device_ops row;
+    counting mem;
+    int64_t s23[2] = {2, 3}, s6 = 6, s32[2] = {3, 2};
+    tl_tensor_impl *x, *d, *t;
+
+    memset(&row, 0, sizeof(row));
+    row.abi_version = TL_DEVICE_OPS_ABI_VERSION;
+    row.name = "fake";
+    row.device_count = fake_count;
+    row.check_device = fake_check;
+    row.copy_bytes = fake_copy_bytes;
+    row.elementwise = fake_elementwise;
+    row.scan = fake_scan;
+    row.record_stream = fake_record;
+    counting_init(&mem, CUDA0);
+    CHECK_EQ_I64(tl_registry_set(CUDA0, TL_MEMKIND_DEFAULT, &mem.base),
+                 TL_OK);
+    CHECK_EQ_I64(tl_device_ops_register(TL_DEVICE_CUDA, &row), TL_OK);
+
+    x = cpu_empty(2, s23, TL_DTYPE_FLOAT32);
+    fill_iota(x);
+    /* CPU -> device, dense: one byte copy, no launch */
+    fake_copies = fake_launches = 0;
+    d = tl_op_to_device(x, CUDA0, -1, false, false);
+    CHECK(d != NULL);
+    CHECK_EQ_I64(fake_copies, 1);
+    CHECK_EQ_I64(fake_launches, 0);
+    if (d != NULL) {
+        const float *p = tl_tensor_data(d);
+        CHECK(p[0] == 0 && p[5] == 5);
+        /* item(): one element read through the row */
+        tl_tensor_impl *row1 = tl_view_select(d, 0, 1);
+        tl_tensor_impl *e = tl_view_select(row1, 0, 2);
+        tl_scalar v;
+        CHECK(e != NULL);
+        CHECK_EQ_I64(tl_tensor_item(e, &v), TL_OK);
+        CHECK(v.kind == TL_KIND_FLOAT && v.v.f == 5.0);
+        tl_tensor_decref(e);
+        tl_tensor_decref(row1);
+        /* record_stream goes to the row */
+        CHECK_EQ_I64(tl_tensor_record_stream(d, (tl_stream)7), TL_OK);
+        CHECK_EQ_I64(tl_tensor_record_stream(d, (tl_stream)8), TL_ERR_VALUE);
+        CHECK(msg_has("fake: stream"));
+    }
+    /* CPU -> a strided device view: bytes into a twin, then a copy
+     * kernel on the device */
+    t = dev_empty(1, (int64_t[]){12}, TL_DTYPE_FLOAT32);
+    CHECK(t != NULL);
+    if (t != NULL) {
+        tl_tensor_impl *dst = tl_view_slice(t, 0, 0, 2, 6);
+        tl_tensor_impl *src = tl_view_view(x, 1, &s6);
+        memset(tl_tensor_data(t), 0, 48);
+        fake_copies = fake_launches = 0;
+        CHECK_EQ_I64(tl_op_copy_nb_(dst, src, true), TL_OK);
+        CHECK_EQ_I64(fake_copies, 1);
+        CHECK_EQ_I64(fake_launches, 1);
+        {
+            const float *p = tl_tensor_data(t);
+            CHECK(p[0] == 0 && p[1] == 0 && p[2] == 1 && p[10] == 5 &&
+                  p[11] == 0);
+        }
+        CHECK_EQ_I64(tl_tensor_version(dst), 1);
+        /* refusals: a shape the source does not broadcast to, a
+         * destination that overlaps itself, a device that is missing */
+        {
+            tl_tensor_impl *wide = cpu_empty(2, (int64_t[]){1, 6},
+                                             TL_DTYPE_FLOAT32);
+            CHECK_EQ_I64(tl_op_copy_nb_(dst, wide, false), TL_ERR_SHAPE);
+            CHECK(msg_has("cannot copy into shape [6]: the source "
+                          "broadcasts to [1, 6]"));
+            tl_tensor_decref(wide);
+        }
+        {
+            tl_tensor_impl *one = tl_view_slice(t, 0, 0, 1, 1);
+            tl_tensor_impl *ex = tl_view_expand(one, 1, &s6);
+            CHECK(ex != NULL);
+            CHECK(tl_op_copy_nb_(ex, src, false) < 0);
+            CHECK(msg_has("cannot write into a tensor whose elements share "
+                          "memory"));
+            tl_tensor_decref(ex);
+            tl_tensor_decref(one);
+        }
+        {
+            tl_device d1 = {TL_DEVICE_CUDA, 1};
+            CHECK(tl_op_to_device(x, d1, -1, false, false) == NULL);
+            CHECK(msg_has("cuda:1 is not available (1 fake device)"));
+        }
+        /* device -> CPU into a transposed (non-dense-alike) view */
+        {
+            tl_tensor_impl *host = cpu_empty(2, s32, TL_DTYPE_FLOAT32);
+            tl_tensor_impl *ht = tl_view_transpose(host, 0, 1);
+            tl_tensor_impl *dv = tl_view_view(dst, 2, s23);
+            CHECK(dv != NULL);
+            fake_copies = fake_launches = 0;
+            CHECK_EQ_I64(tl_op_copy_nb_(ht, dv, false), TL_OK);
+            {
+                const float *h = tl_tensor_data(host);
+                /* host[j][i] = x[i][j] */
+                CHECK(h[0] == 0 && h[1] == 3 && h[2] == 1 && h[5] == 5);
+            }
+            tl_tensor_decref(dv);
+            tl_tensor_decref(ht);
+            tl_tensor_decref(host);
+        }
+        /* a device operand not aligned to its element size */
+        {
+            tl_tensor_impl *t2 = dev_empty(1, (int64_t[]){12},
+                                           TL_DTYPE_FLOAT32);
+            tl_storage *st = tl_tensor_storage(t2);
+            tl_storage *odd = tl_storage_from_block(tl_storage_block(st), 1,
+                                                    40);
+            tl_tensor_impl *mis = odd ? tl_tensor_new(odd, 0, 1, &s6,
+                                                      (int64_t[]){1},
+                                                      TL_DTYPE_FLOAT32)
+                                      : NULL;
+            CHECK(mis != NULL);
+            if (mis != NULL) {
+                fake_launches = 0;
+                CHECK_EQ_I64(tl_op_copy_(mis, dst), TL_ERR_NOT_IMPLEMENTED);
+                CHECK(msg_has("device kernels need memory aligned to the "
+                              "element size (operand 0, float32"));
+                CHECK_EQ_I64(fake_launches, 0);
+                tl_tensor_decref(mis);
+            }
+            tl_storage_decref(odd);
+            tl_tensor_decref(t2);
+        }
+        tl_tensor_decref(src);
+        tl_tensor_decref(dst);
+        tl_tensor_decref(t);
+    }
+    /* integer division on the device scans for zero divisors through
+     * the row: the row's refusal comes back, nothing is launched after */
+    {
+        tl_tensor_impl *ia = dev_empty(1, &s6, TL_DTYPE_INT32);
+        tl_tensor_impl *r;
+        CHECK(ia != NULL);
+        memset(tl_tensor_data(ia), 0, 24);
+        fake_launches = 0;
+        r = tl_op_binary(TL_BINARY_FLOOR_DIVIDE, NULL, ia, ia, NULL);
+        CHECK(r == NULL);
+        CHECK(msg_has("fake device: no scans"));
+        CHECK_EQ_I64(fake_launches, 1);
+        tl_tensor_decref(r);
+        tl_tensor_decref(ia);
+
+    }
+    tl_tensor_decref(d);
+    tl_tensor_decref(x);
+    CHECK_EQ_I64(tl_device_ops_register(TL_DEVICE_CUDA, NULL), TL_OK);
+    CHECK_EQ_I64(tl_registry_set(CUDA0, TL_MEMKIND_DEFAULT, NULL), TL_OK);
+    CHECK_EQ_I64(mem.live, 0);
+    CHECK_EQ_I64(mem.allocs, mem.frees);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
@@ -1587,5 +1826,6 @@ int main(void)
     RUN(test_sort_select_refusals);
     RUN(test_pool_argument_refusals);
     RUN(test_arena_backing_and_device_refusals);
+    RUN(test_fake_device_copies);
     DONE();
 }
