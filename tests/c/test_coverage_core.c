@@ -1493,6 +1493,14 @@ static void counting_deallocate(void *ctx, void *p, size_t n)
     free(p);
 }
 
+static void *fail_allocate(void *ctx, size_t n, size_t alignment)
+{
+    (void)ctx;
+    (void)alignment;
+    tl_error(TL_ERR_MEMORY, "failing: no %zu bytes", n);
+    return NULL;
+}
+
 static void counting_init(counting *c, tl_device dev)
 {
     memset(c, 0, sizeof(*c));
@@ -1799,6 +1807,56 @@ static void test_fake_device_copies(void)
         tl_tensor_decref(r);
         tl_tensor_decref(ia);
 
+    }
+    /* device -> CPU, non-blocking: into page-locked memory when there is
+     * an allocator for it, else (none registered, or it fails) plain */
+    if (d != NULL) {
+        static counting failing;
+        const tl_allocator *pinned = tl_cpu_pinned_allocator();
+        tl_tensor_impl *h;
+        for (int round = 0; round < 3; round++) {
+            if (round == 1) {
+                CHECK_EQ_I64(tl_registry_set(tl_device_cpu(),
+                                             TL_MEMKIND_HOST_PINNED, NULL),
+                             TL_OK);
+            }
+            if (round == 2) {
+                counting_init(&failing, tl_device_cpu());
+                failing.base.allocate = fail_allocate;
+                CHECK_EQ_I64(tl_registry_set(tl_device_cpu(),
+                                             TL_MEMKIND_HOST_PINNED,
+                                             &failing.base), TL_OK);
+            }
+            h = tl_op_to_device(d, tl_device_cpu(), -1, false, true);
+            CHECK(h != NULL);
+            if (h != NULL) {
+                const float *p = tl_tensor_data(h);
+                CHECK(p[0] == 0 && p[4] == 4);
+                CHECK_EQ_I64(tl_block_memkind(tl_storage_block(
+                                 tl_tensor_storage(h))),
+                             round == 0 ? TL_MEMKIND_HOST_PINNED
+                                        : TL_MEMKIND_DEFAULT);
+            }
+            tl_tensor_decref(h);
+        }
+        CHECK_EQ_I64(tl_registry_set(tl_device_cpu(), TL_MEMKIND_HOST_PINNED,
+                                     pinned), TL_OK);
+        /* a flipped (negative stride) device view to the CPU: converted
+         * on the device first */
+        {
+            tl_tensor_impl *f = tl_view_flip(d, 2u);
+            fake_launches = 0;
+            h = f ? tl_op_to_device(f, tl_device_cpu(), -1, false, false)
+                  : NULL;
+            CHECK(h != NULL);
+            if (h != NULL) {
+                const float *p = tl_tensor_data(h);
+                CHECK(p[0] == 2 && p[2] == 0 && p[3] == 5);
+                CHECK_EQ_I64(fake_launches, 1);
+            }
+            tl_tensor_decref(h);
+            tl_tensor_decref(f);
+        }
     }
     tl_tensor_decref(d);
     tl_tensor_decref(x);
