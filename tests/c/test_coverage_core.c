@@ -570,6 +570,32 @@ static void test_tensor_constructor_refusals(void)
     }
     CHECK_EQ_I64(tl_storage_refcount(s), 1);
     tl_storage_decref(s);
+
+    /* A storage over part of a block grows in place up to the block's
+     * end (Note [Storage capacity]): the bytes stay where they are. */
+    {
+        tl_block *blk = tl_block_alloc(tl_device_cpu(), TL_MEMKIND_DEFAULT,
+                                       10);
+        s = blk ? tl_storage_from_block(blk, 0, 4) : NULL;
+        CHECK(s != NULL);
+        if (s != NULL) {
+            char *p0 = tl_storage_data(s);
+            memcpy(tl_block_ptr(blk), "abcdefghij", 10);
+            CHECK_EQ_I64(tl_storage_resize(s, 8), TL_OK);
+            CHECK_EQ_I64(tl_storage_nbytes(s), 8);
+            CHECK(tl_storage_data(s) == p0);
+            CHECK_EQ_I64(tl_storage_resize(s, 2), TL_OK);
+            CHECK_EQ_I64(tl_storage_resize(s, 10), TL_OK);
+            CHECK(tl_storage_data(s) == p0);
+            CHECK(memcmp(p0, "abcdefghij", 10) == 0);
+            /* past the block: not resizable (external memory) */
+            CHECK_EQ_I64(tl_storage_resize(s, 11), TL_ERR_RUNTIME);
+            CHECK(msg_has("cannot grow a storage that is not resizable"));
+            CHECK_EQ_I64(tl_storage_nbytes(s), 10);
+            tl_storage_decref(s);
+        }
+        tl_block_decref(blk);
+    }
 }
 
 
