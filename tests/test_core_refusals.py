@@ -6,10 +6,15 @@
   complex logspace, broadcast and dtype refusals), against NumPy/PyTorch;
 - allocation failures (the fault hook of tests/test_faults.py) in the
   tensor paths that only tensors of more than TL_INLINE_DIMS (5) dims
-  take (their sizes live on the heap), and in file mapping.
+  take (their sizes live on the heap), and in file mapping;
+- views of empty tensors that would derive a stride of INT64_MIN
+  (regression), search/sort refusals and unique(dim=) past the
+  insertion-sort cutoff, the read-only source of a lazy clone exported,
+  and matmul's matrix-vector path for every BLAS dtype.
 
-Every refusal is checked for its exception class and message and that
-no operand changed.
+The C-only refusals are in tests/c/test_coverage_core.c.  Every refusal
+is checked for its exception class and message and that no operand
+changed.
 """
 import gc
 
