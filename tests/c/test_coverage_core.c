@@ -1818,6 +1818,26 @@ static void test_fake_device_copies(void)
         tl_tensor_decref(dst);
         tl_tensor_decref(t);
     }
+    /* fill_: nothing to launch for an empty device tensor; the row's
+     * refusal of a launch comes back and leaves the tensor alone */
+    {
+        int64_t z = 0;
+        tl_tensor_impl *e = dev_empty(1, &z, TL_DTYPE_FLOAT32);
+        tl_tensor_impl *f = dev_empty(1, &s6, TL_DTYPE_FLOAT32);
+        tl_scalar two = tl_scalar_float(2.0);
+        CHECK(e != NULL && f != NULL);
+        fake_launches = 0;
+        CHECK_EQ_I64(tl_op_fill_(e, &two), TL_OK);
+        CHECK_EQ_I64(fake_launches, 0);
+        memset(tl_tensor_data(f), 0, 24);
+        CHECK_EQ_I64(tl_op_fill_(f, &two), TL_ERR_NOT_IMPLEMENTED);
+        CHECK(msg_has("fake device: launch kind 1 is not implemented"));
+        CHECK_EQ_I64(fake_launches, 1);
+        CHECK(((const float *)tl_tensor_data(f))[0] == 0);
+        CHECK_EQ_I64(tl_tensor_version(f), 0);
+        tl_tensor_decref(e);
+        tl_tensor_decref(f);
+    }
     /* integer division on the device scans for zero divisors through
      * the row: the row's refusal comes back, nothing is launched after */
     {
