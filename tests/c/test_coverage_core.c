@@ -1838,6 +1838,25 @@ static void test_fake_device_copies(void)
         tl_tensor_decref(e);
         tl_tensor_decref(f);
     }
+    /* the iterator: device operands need device kernels, and a usable
+     * device */
+    {
+        tl_tensor_impl *f = dev_empty(1, &s6, TL_DTYPE_FLOAT32);
+        tl_iter_config c;
+        tl_iter_config_init(&c);
+        tl_iter_config_add_output(&c, NULL);
+        tl_iter_config_add_input(&c, f);
+        CHECK(tl_iter_new(&c) == NULL);
+        CHECK_EQ_I64(tl_error_kind(), TL_ERR_NOT_IMPLEMENTED);
+        CHECK(msg_has("this operation is not implemented for cuda:0 "
+                      "tensors"));
+        c.device_kernels = true;
+        row.check_device = check_refuses;
+        CHECK(tl_iter_new(&c) == NULL);
+        CHECK(msg_has("the fake driver is asleep (cuda:0 requested)"));
+        row.check_device = fake_check;
+        tl_tensor_decref(f);
+    }
     /* integer division on the device scans for zero divisors through
      * the row: the row's refusal comes back, nothing is launched after */
     {
