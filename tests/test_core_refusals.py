@@ -399,8 +399,11 @@ def _rand(rng, shape, dt):
 
 @pytest.mark.parametrize("dt", ["float32", "float64", "complex64",
                                 "complex128"])
+# (real products of at most 512 multiply-adds take a loop of tensorlib's
+# own, not BLAS: the larger shapes reach gemv)
 @pytest.mark.parametrize("m,k,n", [(1, 7, 9), (9, 7, 1), (17, 8, 1),
-                                   (1, 33, 5), (1, 1, 1)])
+                                   (1, 33, 5), (1, 1, 1), (1, 65, 9),
+                                   (70, 9, 1)])
 def test_matmul_matrix_vector_every_dtype(dt, m, k, n):
     rng = np.random.default_rng(m * 100 + k * 10 + n)
     a = _rand(rng, (m, k), dt)
