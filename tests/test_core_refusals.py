@@ -473,3 +473,37 @@ def test_sort_out_values_and_indices_may_not_share_memory():
         tl.sort(x, out=(o, o))
     assert o.tolist() == [0, 0, 0] and o._version == 0
     assert x.tolist() == [3, 1, 2]
+
+
+def test_unique_dim_of_no_rows_matches_torch(torch):
+    for dt in ("float32", "int64"):
+        x = tl.zeros((0, 3), dtype=getattr(tl, dt))
+        u, inv, cnt = tl.unique(x, dim=0, return_inverse=True,
+                                return_counts=True)
+        tu, tinv, tcnt = torch.unique(torch.zeros((0, 3),
+                                                  dtype=getattr(torch, dt)),
+                                      dim=0, return_inverse=True,
+                                      return_counts=True)
+        assert u.dtype == x.dtype
+        assert tuple(u.shape) == tuple(tu.shape) == (0, 3)
+        assert tuple(inv.shape) == tuple(tinv.shape)
+        assert tuple(cnt.shape) == tuple(tcnt.shape)
+
+
+def test_add_with_an_alpha_past_int64():
+    # alpha as an unsigned scalar (a Python int past int64) into uint64
+    a = tl.tensor(np.array([1, 2], np.uint64))
+    r = tl.add(a, a, alpha=2 ** 63)
+    want = np.array([1, 2], np.uint64) + np.array([1, 2], np.uint64) * \
+        np.uint64(2 ** 63)
+    assert r.dtype == tl.uint64
+    assert r.tolist() == want.tolist()
+    s = tl.sub(a, a, alpha=2 ** 63)
+    want = np.array([1, 2], np.uint64) - np.array([1, 2], np.uint64) * \
+        np.uint64(2 ** 63)
+    assert s.tolist() == want.tolist()
+    i = tl.ones(2, dtype=tl.int32)
+    with pytest.raises(OverflowError, match="alpha 9223372036854775808 is "
+                       "out of range for int32"):
+        tl.add(i, i, alpha=2 ** 63)
+    assert i.tolist() == [1, 1] and i._version == 0
