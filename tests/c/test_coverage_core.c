@@ -17,6 +17,7 @@
 #include "tensorlib/arena.h"
 #include "tensorlib/device_table.h"
 #include "tensorlib/iter.h"
+#include "tensorlib/joinindex.h"
 #include "tensorlib/linalg.h"
 #include "tensorlib/mapped.h"
 #include "tensorlib/ops.h"
@@ -1189,6 +1190,14 @@ static void test_result_types_agree_with_ops(void)
         CHECK(msg_has("unknown unary op -2"));
         CHECK(tl_op_unary(0, NULL, NULL) == NULL);
         CHECK(msg_has("the operand is NULL"));
+        {
+            /* mode TRUE is true division */
+            tl_tensor_impl *q = tl_op_div_rounding(NULL, a, a,
+                                                   TL_DIV_TRUE);
+            CHECK(q != NULL && tl_tensor_dtype(q) == TL_DTYPE_FLOAT32 &&
+                  ((const float *)tl_tensor_data(q))[0] == 1.0f);
+            tl_tensor_decref(q);
+        }
         CHECK(tl_op_div_rounding(NULL, a, a, 77) == NULL);
         CHECK(msg_has("div: unknown rounding mode 77"));
         CHECK(tl_op_div_rounding(NULL, NULL, a, TL_DIV_TRUNC) == NULL);
@@ -1856,6 +1865,25 @@ static void test_fake_device_copies(void)
         CHECK(msg_has("the fake driver is asleep (cuda:0 requested)"));
         row.check_device = fake_check;
         tl_tensor_decref(f);
+    }
+    /* LAPACK and complex() refuse device operands */
+    {
+        tl_tensor_impl *m = dev_empty(2, (int64_t[]){2, 2},
+                                      TL_DTYPE_FLOAT64);
+        tl_tensor_impl *piv = cpu_empty(1, (int64_t[]){2}, TL_DTYPE_INT64);
+        tl_tensor_impl *inf = cpu_empty(1, (int64_t[]){1}, TL_DTYPE_INT64);
+        tl_tensor_impl *re = cpu_empty(1, &s6, TL_DTYPE_FLOAT32);
+        tl_tensor_impl *im = dev_empty(1, &s6, TL_DTYPE_FLOAT32);
+        CHECK_EQ_I64(tl_lapack_getrf(m, piv, inf), TL_ERR_NOT_IMPLEMENTED);
+        CHECK(msg_has("lu_factor: tensors on CUDA are not supported yet"));
+        CHECK(tl_op_complex(re, im) == NULL);
+        CHECK_EQ_I64(tl_error_kind(), TL_ERR_RUNTIME);
+        CHECK(msg_has("complex(): expected both inputs on the same device"));
+        tl_tensor_decref(m);
+        tl_tensor_decref(piv);
+        tl_tensor_decref(inf);
+        tl_tensor_decref(re);
+        tl_tensor_decref(im);
     }
     /* integer division on the device scans for zero divisors through
      * the row: the row's refusal comes back, nothing is launched after */
