@@ -1318,6 +1318,61 @@ static void test_reduce_result_types_and_refusals(void)
                                           false, &v, &ix), TL_ERR_VALUE);
         CHECK(msg_has("max: the input is NULL"));
         CHECK(v == NULL && ix == NULL);
+        /* out= of the wrong shape (a view: not resizable) */
+        {
+            tl_tensor_impl *big = cpu_empty(1, (int64_t[]){3},
+                                            TL_DTYPE_FLOAT32);
+            tl_tensor_impl *o = tl_view_slice(big, 0, 0, 1, 3);
+            tl_tensor_impl *oi = cpu_empty(1, (int64_t[]){3},
+                                           TL_DTYPE_INT64);
+            tl_tensor_impl *oiv = tl_view_slice(oi, 0, 0, 1, 3);
+            CHECK(tl_reduce_var(o, a, 1, &dim0, 1.0, false, false) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_SHAPE);
+            CHECK(tl_reduce_arg(TL_REDUCE_ARGMAX, oiv, a, &dim0, false) ==
+                  NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_SHAPE);
+            CHECK_EQ_I64(tl_tensor_version(big), 0);
+            CHECK_EQ_I64(tl_tensor_version(oi), 0);
+            tl_tensor_decref(o);
+            tl_tensor_decref(big);
+            tl_tensor_decref(oiv);
+            tl_tensor_decref(oi);
+        }
+        /* max along a dim of float8: no kernel */
+        {
+            tl_tensor_impl *f8 = cpu_empty(1, (int64_t[]){4},
+                                           TL_DTYPE_FLOAT8_E4M3FN);
+            memset(tl_tensor_data(f8), 0, 4);
+            CHECK(tl_reduce_minmax_dim(TL_REDUCE_MAX, NULL, NULL, f8, 0,
+                                       false, &v, &ix) < 0);
+            CHECK(msg_has("is not supported for float8_e4m3fn"));
+            tl_tensor_decref(f8);
+        }
+        /* argmax of a float32 input that is not aligned to 4 bytes */
+        {
+            tl_block *blk = tl_block_alloc(tl_device_cpu(),
+                                           TL_MEMKIND_DEFAULT, 64);
+            tl_storage *st = tl_storage_from_block(blk, 1, 40);
+            tl_tensor_impl *u = tl_tensor_new(st, 0, 1, (int64_t[]){9},
+                                              (int64_t[]){1},
+                                              TL_DTYPE_FLOAT32);
+            CHECK(u != NULL);
+            if (u != NULL) {
+                float vals[9] = {3, 1, 4, 1, 5, 9, 2, 6, 5};
+                tl_tensor_impl *r;
+                memcpy(tl_tensor_data(u), vals, sizeof(vals));
+                CHECK(!(tl_tensor_flags(u) & TL_FLAG_ALIGNED));
+                r = tl_reduce_arg(TL_REDUCE_ARGMAX, NULL, u, NULL, false);
+                CHECK(r != NULL && *(const int64_t *)tl_tensor_data(r) == 5);
+                tl_tensor_decref(r);
+                r = tl_reduce_arg(TL_REDUCE_ARGMIN, NULL, u, &dim0, false);
+                CHECK(r != NULL && *(const int64_t *)tl_tensor_data(r) == 1);
+                tl_tensor_decref(r);
+                tl_tensor_decref(u);
+            }
+            tl_storage_decref(st);
+            tl_block_decref(blk);
+        }
         CHECK_EQ_I64(tl_tensor_refcount(a), 1);
         tl_tensor_decref(a);
     }
@@ -1674,6 +1729,16 @@ static int fake_scan(const tl_dev_loop *L, const tl_dev_op *op, int *found)
     return tl_error(TL_ERR_NOT_IMPLEMENTED, "fake device: no scans");
 }
 
+static int fake_reductions;
+
+static int fake_reduce(const tl_dev_reduce *r)
+{
+    fake_reductions++;
+    return tl_error(TL_ERR_NOT_IMPLEMENTED, "fake device: reduction %d "
+                    "over %lld x %lld", (int)r->op, (long long)r->nout,
+                    (long long)r->M);
+}
+
 static int fake_record(tl_block *b, tl_stream s)
 {
     (void)b;
@@ -1710,6 +1775,7 @@ static void test_fake_device_copies(void)
     row.elementwise = fake_elementwise;
     row.scan = fake_scan;
     row.record_stream = fake_record;
+    row.reduce = fake_reduce;
     counting_init(&mem, CUDA0);
     CHECK_EQ_I64(tl_registry_set(CUDA0, TL_MEMKIND_DEFAULT, &mem.base),
                  TL_OK);
@@ -1865,6 +1931,34 @@ static void test_fake_device_copies(void)
         CHECK(msg_has("the fake driver is asleep (cuda:0 requested)"));
         row.check_device = fake_check;
         tl_tensor_decref(f);
+    }
+    /* reductions: sum goes to the row (kept dims of size 1 dropped from
+     * the layout); count_nonzero, max along a dim and a CPU out= are
+     * refused */
+    {
+        int64_t s213[3] = {2, 1, 3}, dims[1] = {2};
+        tl_tensor_impl *f = dev_empty(3, s213, TL_DTYPE_FLOAT32);
+        tl_tensor_impl *hout = cpu_empty(2, (int64_t[]){2, 1},
+                                         TL_DTYPE_FLOAT32);
+        tl_tensor_impl *v = NULL, *ix = NULL;
+        fake_reductions = 0;
+        CHECK(tl_reduce(TL_REDUCE_SUM, NULL, f, 1, dims, false, -1) ==
+              NULL);
+        CHECK(msg_has("fake device: reduction 0 over 2 x 3"));
+        CHECK_EQ_I64(fake_reductions, 1);
+        CHECK(tl_reduce(TL_REDUCE_COUNT_NONZERO, NULL, f, 1, dims, false,
+                        -1) == NULL);
+        CHECK(msg_has("count_nonzero: tensors on the CPU only"));
+        CHECK(tl_reduce(TL_REDUCE_SUM, hout, f, 1, dims, false, -1) == NULL);
+        CHECK(msg_has("operands on different devices (cuda:0 and cpu)"));
+        CHECK(tl_reduce_minmax_dim(TL_REDUCE_MAX, NULL, NULL, f, 2, false,
+                                   &v, &ix) < 0);
+        CHECK_EQ_I64(tl_error_kind(), TL_ERR_NOT_IMPLEMENTED);
+        CHECK(v == NULL && ix == NULL);
+        CHECK_EQ_I64(fake_reductions, 1);
+        CHECK_EQ_I64(tl_tensor_version(hout), 0);
+        tl_tensor_decref(f);
+        tl_tensor_decref(hout);
     }
     /* LAPACK and complex() refuse device operands */
     {
