@@ -1485,6 +1485,28 @@ static void test_sort_select_refusals(void)
     CHECK(msg_has("quantile(): bad interpolation 5"));
     CHECK(tl_quantile(NULL, a, q, NULL, false, -1, false) == NULL);
     CHECK_EQ_I64(tl_error_kind(), TL_ERR_VALUE);
+    /* a 1-D q over a 64-dim input with keepdim: 65 result dims */
+    {
+        int64_t s64[TL_MAX_DIMS], n2 = 2, d0 = 0;
+        tl_tensor_impl *q2 = cpu_empty(1, &n2, TL_DTYPE_FLOAT32);
+        tl_tensor_impl *big;
+        for (int i = 0; i < TL_MAX_DIMS; i++) {
+            s64[i] = 1;
+        }
+        s64[0] = 2;
+        big = tl_view_view(a, TL_MAX_DIMS, s64);
+        ((float *)tl_tensor_data(q2))[0] = 0.25f;
+        ((float *)tl_tensor_data(q2))[1] = 0.75f;
+        CHECK(big != NULL);
+        if (big != NULL) {
+            CHECK(tl_quantile(NULL, big, q2, &d0, true, TL_INTERP_LINEAR,
+                              false) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_SHAPE);
+            CHECK(msg_has("quantile(): the result would have 65 dims"));
+            tl_tensor_decref(big);
+        }
+        tl_tensor_decref(q2);
+    }
     CHECK_EQ_I64(tl_tensor_refcount(a), 1);
     CHECK_EQ_I64(tl_tensor_refcount(q), 1);
     tl_tensor_decref(a);
