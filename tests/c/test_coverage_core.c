@@ -2075,12 +2075,91 @@ static void test_fake_device_copies(void)
     CHECK_EQ_I64(mem.allocs, mem.frees);
 }
 
+
+/* A deferred free (a block another stream used, freed before that
+ * stream's work completed) that still carries its stream uses. */
+static tl_stream ev_current(void *ctx)
+{
+    (void)ctx;
+    return (tl_stream)1;
+}
+
+static void *ev_record(void *ctx, tl_stream s)
+{
+    int *done = calloc(1, sizeof(int));
+    (void)ctx;
+    (void)s;
+    if (done == NULL) {
+        tl_error(TL_ERR_MEMORY, "no event");
+    }
+    *(int **)ctx = done; /* the test completes it */
+    return done;
+}
+
+static int ev_query(void *ctx, void *ev)
+{
+    (void)ctx;
+    return *(int *)ev;
+}
+
+static void ev_destroy(void *ctx, void *ev)
+{
+    (void)ctx;
+    free(ev);
+}
+
+static void test_pool_check_deferred_block(void)
+{
+    static int *last_event;
+    tl_raw_allocator raw = {"raw", NULL, {TL_DEVICE_CPU, 0}, raw_alloc,
+                            raw_free};
+    tl_stream_backend be = {&last_event, ev_current, ev_record, ev_query,
+                            NULL, ev_destroy};
+    tl_pool_config c = tl_pool_config_cuda();
+    tl_allocator *a = tl_pool_new_streams(&raw, &c, "corrupt", &be);
+    pool *p;
+    void *u;
+    pblock *b = NULL;
+
+    CHECK(a != NULL);
+    if (a == NULL) {
+        return;
+    }
+    p = (pool *)a->ctx;
+    u = a->allocate(a->ctx, 1000, 64);
+    CHECK(u != NULL);
+    CHECK_EQ_I64(tl_pool_record_stream(a, u, (tl_stream)2), TL_OK);
+    a->deallocate(a->ctx, u, 1000);
+    CHECK_EQ_I64(p->ndeferred, 1);
+    CHECK_EQ_I64(tl_pool_check(a), TL_OK);
+    for (pblock *x = p->segs->first; x != NULL; x = x->next) {
+        if (x->deferred) {
+            b = x;
+        }
+    }
+    CHECK(b != NULL && last_event != NULL);
+    if (b != NULL) {
+        b->uses = (stream_set *)p;
+        EXPECT_BROKEN(a, "deferred block");
+        CHECK(msg_has("is findable or still has stream uses"));
+        b->uses = NULL;
+    }
+    CHECK_EQ_I64(tl_pool_check(a), TL_OK);
+    /* the event completes: the block is freed */
+    *last_event = 1;
+    CHECK_EQ_I64(tl_pool_process_events(a), 1);
+    CHECK_EQ_I64(p->ndeferred, 0);
+    CHECK_EQ_I64(tl_pool_check(a), TL_OK);
+    CHECK_EQ_I64(tl_pool_destroy(a), TL_OK);
+}
+
 int main(void)
 {
     RUN(test_device_table_refusals);
     RUN(test_device_row_check_fails);
     RUN(test_pool_check_detects_corruption);
     RUN(test_pool_check_quick_lists);
+    RUN(test_pool_check_deferred_block);
     RUN(test_mapping_refusals);
     RUN(test_tensor_constructor_refusals);
     RUN(test_view_refusals);
