@@ -507,3 +507,33 @@ def test_add_with_an_alpha_past_int64():
                        "out of range for int32"):
         tl.add(i, i, alpha=2 ** 63)
     assert i.tolist() == [1, 1] and i._version == 0
+
+
+@pytest.mark.parametrize("fn", ["floor_divide", "remainder"])
+def test_integer_division_of_shapes_that_do_not_broadcast(torch, fn):
+    # The zero-divisor scan runs before the op; shapes that do not
+    # broadcast still get the iterator's shape error.
+    a = tl.ones(2, dtype=tl.int64)
+    b = tl.ones(3, dtype=tl.int64)
+    e = same_error(lambda: getattr(torch, fn)(torch.ones(2, dtype=torch.int64),
+                                              torch.ones(3,
+                                                         dtype=torch.int64)),
+                   lambda: getattr(tl, fn)(a, b))
+    assert "[2] and [3]" in str(e)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex128"])
+def test_matmul_of_operands_not_aligned_to_their_element_size(dt):
+    # A view at an odd byte address: BLAS gets an aligned copy.
+    rng = np.random.default_rng(3)
+    a = _rand(rng, (9, 40), dt)
+    b = _rand(rng, (40, 17), dt)
+    buf = bytearray(1) + bytearray(a.tobytes())
+    x = tl.frombuffer(buf, dtype=getattr(tl, dt), offset=1).reshape(9, 40)
+    buf2 = bytearray(3) + bytearray(b.tobytes())
+    y = tl.frombuffer(buf2, dtype=getattr(tl, dt), offset=3).reshape(40, 17)
+    assert x.data_ptr() % 2 == 1
+    tol = 1e-5 if dt == "float32" else 1e-12
+    r = tl.matmul(x, y)
+    np.testing.assert_allclose(r.numpy(), a @ b, rtol=tol, atol=tol * 40)
+    assert bytes(buf[1:]) == a.tobytes()
