@@ -537,3 +537,17 @@ def test_matmul_of_operands_not_aligned_to_their_element_size(dt):
     r = tl.matmul(x, y)
     np.testing.assert_allclose(r.numpy(), a @ b, rtol=tol, atol=tol * 40)
     assert bytes(buf[1:]) == a.tobytes()
+
+
+def test_out_whose_layout_is_owned_elsewhere_is_not_resized():
+    x = tl.arange(6, dtype=tl.float32)
+    out = tl.empty(0)
+    T.set_allow_metadata_change(out, False)
+    with pytest.raises(RuntimeError, match=r"cannot resize an out= tensor "
+                       r"whose layout is owned elsewhere \(allow_tensor_"
+                       r"metadata_change is false\) to shape \[6\]"):
+        tl.add(x, x, out=out)
+    assert tuple(out.shape) == (0,) and out._version == 0
+    T.set_allow_metadata_change(out, True)
+    tl.add(x, x, out=out)
+    assert out.tolist() == [0, 2, 4, 6, 8, 10]
