@@ -1432,6 +1432,43 @@ static void test_iter_config_refusals(void)
     tl_iter_config_add_input(&c, a);
     CHECK(tl_iter_new(&c) == NULL);
     CHECK(msg_has("iterator: invalid dtype"));
+    /* a broadcast shape whose element count overflows int64 */
+    {
+        int64_t big = (int64_t)1 << 40, one = 1;
+        tl_tensor_impl *s1 = cpu_empty(1, &one, TL_DTYPE_UINT8);
+        tl_tensor_impl *s11 = cpu_empty(2, (int64_t[]){1, 1},
+                                        TL_DTYPE_UINT8);
+        tl_tensor_impl *e1 = tl_view_expand(s1, 1, &big);
+        tl_tensor_impl *e2 = tl_view_expand(s11, 2, (int64_t[]){big, 1});
+        CHECK(e1 != NULL && e2 != NULL);
+        tl_iter_config_init(&c);
+        c.check_all_same_dtype = false;
+        tl_iter_config_add_output(&c, NULL);
+        tl_iter_config_add_input(&c, e1);
+        tl_iter_config_add_input(&c, e2);
+        CHECK(tl_iter_new(&c) == NULL);
+        CHECK_EQ_I64(tl_error_kind(), TL_ERR_OVERFLOW);
+        tl_tensor_decref(e1);
+        tl_tensor_decref(e2);
+        tl_tensor_decref(s1);
+        tl_tensor_decref(s11);
+    }
+    /* integer inputs promoted to float */
+    tl_iter_config_init(&c);
+    c.check_all_same_dtype = false;
+    c.promote_inputs_to_common_dtype = true;
+    c.promote_integer_inputs_to_float = true;
+    tl_iter_config_add_output(&c, NULL);
+    tl_iter_config_add_input(&c, i);
+    it = tl_iter_new(&c);
+    CHECK(it != NULL);
+    if (it != NULL) {
+        CHECK_EQ_I64(tl_iter_common_dtype(it), TL_DTYPE_FLOAT32);
+        CHECK_EQ_I64(tl_iter_noutputs(it), 1);
+        CHECK_EQ_I64(tl_tensor_dtype(tl_iter_operand(it, 0)),
+                     TL_DTYPE_FLOAT32);
+        tl_iter_free(it);
+    }
     /* a good one: the accessors */
     tl_iter_config_init(&c);
     c.check_all_same_dtype = false;
@@ -1914,6 +1951,63 @@ static void test_fake_device_copies(void)
         tl_tensor_decref(src);
         tl_tensor_decref(dst);
         tl_tensor_decref(t);
+    }
+    /* CPU sources whose layout differs from a dense device destination
+     * (fewer dims, other strides, another dtype into a strided view):
+     * converted on the CPU first */
+    {
+        tl_tensor_impl *dd = dev_empty(2, s23, TL_DTYPE_FLOAT32);
+        tl_tensor_impl *row3 = cpu_empty(1, (int64_t[]){3},
+                                         TL_DTYPE_FLOAT32);
+        tl_tensor_impl *x32 = cpu_empty(2, s32, TL_DTYPE_FLOAT32);
+        tl_tensor_impl *xt = tl_view_transpose(x32, 0, 1);
+        tl_tensor_impl *x64 = cpu_empty(1, &s6, TL_DTYPE_FLOAT64);
+        tl_tensor_impl *t12 = dev_empty(1, (int64_t[]){12},
+                                        TL_DTYPE_FLOAT32);
+        tl_tensor_impl *strided = tl_view_slice(t12, 0, 1, 2, 6);
+        fill_iota(row3);
+        fill_iota(x32);
+        for (int k = 0; k < 6; k++) {
+            ((double *)tl_tensor_data(x64))[k] = 10.0 + k;
+        }
+        memset(tl_tensor_data(t12), 0, 48);
+        CHECK_EQ_I64(tl_op_copy_(dd, row3), TL_OK);
+        {
+            const float *p = tl_tensor_data(dd);
+            CHECK(p[0] == 0 && p[2] == 2 && p[3] == 0 && p[5] == 2);
+        }
+        CHECK_EQ_I64(tl_op_copy_(dd, xt), TL_OK);
+        {
+            const float *p = tl_tensor_data(dd);
+            /* dd[i][j] = x32[j][i] = 2 * j + i */
+            CHECK(p[0] == 0 && p[1] == 2 && p[2] == 4 && p[3] == 1 &&
+                  p[5] == 5);
+        }
+        CHECK_EQ_I64(tl_op_copy_(strided, x64), TL_OK);
+        {
+            const float *p = tl_tensor_data(t12);
+            CHECK(p[0] == 0 && p[1] == 10 && p[3] == 11 && p[11] == 15);
+        }
+        /* the device check fails: nothing is copied */
+        row.check_device = check_refuses;
+        CHECK(tl_op_copy_(dd, row3) < 0);
+        CHECK(msg_has("the fake driver is asleep (cuda:0 requested)"));
+        {
+            tl_tensor_impl *h23 = cpu_empty(2, s23, TL_DTYPE_FLOAT32);
+            CHECK(tl_op_copy_(h23, dd) < 0);
+            CHECK(msg_has("the fake driver is asleep"));
+            CHECK_EQ_I64(tl_tensor_version(h23), 0);
+            tl_tensor_decref(h23);
+        }
+        row.check_device = fake_check;
+        CHECK(((const float *)tl_tensor_data(dd))[1] == 2);
+        tl_tensor_decref(strided);
+        tl_tensor_decref(t12);
+        tl_tensor_decref(x64);
+        tl_tensor_decref(xt);
+        tl_tensor_decref(x32);
+        tl_tensor_decref(row3);
+        tl_tensor_decref(dd);
     }
     /* fill_: nothing to launch for an empty device tensor; the row's
      * refusal of a launch comes back and leaves the tensor alone */
