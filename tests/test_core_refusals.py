@@ -551,3 +551,22 @@ def test_out_whose_layout_is_owned_elsewhere_is_not_resized():
     T.set_allow_metadata_change(out, True)
     tl.add(x, x, out=out)
     assert out.tolist() == [0, 2, 4, 6, 8, 10]
+
+
+def test_resize_and_set_between_heap_and_inline_dims():
+    # Sizes of more than 5 dims live on the heap: resize_/set_ from one
+    # heap array to another of another length, and back to inline ones.
+    a = np.arange(24, dtype=np.float32)
+    y = tl.tensor(a.reshape(SHAPE7))
+    y.resize_(1, 2, 1, 3, 1, 2, 1, 2)
+    assert y.ndim == 8 and y.stride()[-1] == 1
+    np.testing.assert_array_equal(y.numpy().ravel(), a)
+    y.resize_(4, 6)
+    np.testing.assert_array_equal(y.numpy(), a.reshape(4, 6))
+    y.resize_(2, 1, 2, 1, 3, 1, 2)
+    np.testing.assert_array_equal(y.numpy().ravel(), a)
+    z = tl.empty(0)
+    z.set_(y.untyped_storage(), 0, (2, 2, 1, 3, 1, 2, 1, 1))
+    np.testing.assert_array_equal(z.numpy().ravel(), a)
+    z.set_(y.untyped_storage(), 4, (5,))
+    assert z.tolist() == [4.0, 5, 6, 7, 8]    # (offset in elements)
