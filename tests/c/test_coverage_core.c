@@ -2084,6 +2084,18 @@ static void test_fake_device_copies(void)
         tl_tensor_impl *inf = cpu_empty(1, (int64_t[]){1}, TL_DTYPE_INT64);
         tl_tensor_impl *re = cpu_empty(1, &s6, TL_DTYPE_FLOAT32);
         tl_tensor_impl *im = dev_empty(1, &s6, TL_DTYPE_FLOAT32);
+        {
+            tl_tensor_impl *hm = cpu_empty(2, (int64_t[]){2, 2},
+                                           TL_DTYPE_FLOAT64);
+            memset(tl_tensor_data(hm), 0, 32);
+            CHECK(tl_op_matmul(NULL, m, m) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_NOT_IMPLEMENTED);
+            CHECK(tl_op_matmul(m, hm, hm) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_NOT_IMPLEMENTED);
+            CHECK(msg_has("matmul: tensors on CUDA are not supported yet"));
+            CHECK_EQ_I64(tl_tensor_version(m), 0);
+            tl_tensor_decref(hm);
+        }
         CHECK_EQ_I64(tl_lapack_getrf(m, piv, inf), TL_ERR_NOT_IMPLEMENTED);
         CHECK(msg_has("lu_factor: tensors on CUDA are not supported yet"));
         CHECK(tl_op_complex(re, im) == NULL);
