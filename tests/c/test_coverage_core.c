@@ -1603,11 +1603,40 @@ static void test_pool_argument_refusals(void)
         CHECK(w != NULL && w != u);
         a->deallocate(a->ctx, w, 100);
     }
+    /* Many small blocks freed: their bookkeeping structs outnumber the
+     * spare list (SPARE_MAX), the rest are freed; the pool stays whole. */
+    {
+        enum { N = 1500 };
+        static void *many[N];
+        for (int i = 0; i < N; i++) {
+            many[i] = a->allocate(a->ctx, 64, 64);
+            CHECK(many[i] != NULL);
+        }
+        CHECK_EQ_I64(tl_pool_check(a), TL_OK);
+        for (int i = 0; i < N; i++) {
+            a->deallocate(a->ctx, many[i], 64);
+        }
+        CHECK_EQ_I64(tl_pool_check(a), TL_OK);
+        CHECK(p->nspare <= SPARE_MAX);
+    }
     /* destroy refuses while a block is out */
     CHECK_EQ_I64(tl_pool_destroy(a), TL_ERR_RUNTIME);
     a->deallocate(a->ctx, u, 100);
     CHECK_EQ_I64(tl_pool_check(a), TL_OK);
-    CHECK_EQ_I64(tl_pool_destroy(a), TL_OK);
+    /* the older pool destroyed while a newer one lives (the live list
+     * is unlinked in the middle) */
+    {
+        tl_allocator *newer = small_pool();
+        CHECK(newer != NULL);
+        CHECK_EQ_I64(tl_pool_destroy(a), TL_OK);
+        if (newer != NULL) {
+            void *w = newer->allocate(newer->ctx, 64, 64);
+            CHECK(w != NULL);
+            newer->deallocate(newer->ctx, w, 64);
+            CHECK_EQ_I64(tl_pool_check(newer), TL_OK);
+            CHECK_EQ_I64(tl_pool_destroy(newer), TL_OK);
+        }
+    }
 }
 
 
