@@ -2038,6 +2038,29 @@ static void test_fake_device_copies(void)
         tl_tensor_decref(row3);
         tl_tensor_decref(dd);
     }
+    /* an empty tensor with a negative stride (flagged dense: it has no
+     * elements) goes to the device as an empty tensor of its sizes */
+    {
+        tl_storage *es = tl_storage_new(tl_device_cpu(), TL_MEMKIND_DEFAULT,
+                                        0);
+        int64_t esz[2] = {0, 2}, est[2] = {1, -1};
+        tl_tensor_impl *e = tl_tensor_new(es, 0, 2, esz, est,
+                                          TL_DTYPE_FLOAT32);
+        tl_tensor_impl *de;
+        CHECK(e != NULL);
+        fake_copies = fake_launches = 0;
+        de = e ? tl_op_to_device(e, CUDA0, -1, false, false) : NULL;
+        CHECK(de != NULL);
+        if (de != NULL) {
+            CHECK(tl_device_eq(tl_tensor_device(de), CUDA0));
+            CHECK(tl_tensor_ndim(de) == 2 && tl_tensor_sizes(de)[1] == 2 &&
+                  tl_tensor_numel(de) == 0);
+            CHECK_EQ_I64(fake_copies + fake_launches, 0);
+        }
+        tl_tensor_decref(de);
+        tl_tensor_decref(e);
+        tl_storage_decref(es);
+    }
     /* fill_: nothing to launch for an empty device tensor; the row's
      * refusal of a launch comes back and leaves the tensor alone */
     {
