@@ -2225,9 +2225,40 @@ static void test_fake_device_copies(void)
             tl_tensor_decref(f);
         }
     }
+    /* a conversion on the device that the row refuses: the copy to the
+     * host fails and the destination is left alone */
+    if (d != NULL) {
+        tl_tensor_impl *h64 = cpu_empty(2, s23, TL_DTYPE_FLOAT64);
+        memset(tl_tensor_data(h64), 0, 48);
+        CHECK_EQ_I64(tl_op_copy_(h64, d), TL_ERR_NOT_IMPLEMENTED);
+        CHECK(msg_has("fake device: launch kind 0 is not implemented"));
+        CHECK(((const double *)tl_tensor_data(h64))[5] == 0);
+        CHECK_EQ_I64(tl_tensor_version(h64), 0);
+        tl_tensor_decref(h64);
+    }
+    /* Device tensors outliving their row (uninstalled): what reaches the
+     * table says "built without CUDA" instead of calling through it. */
+    CHECK_EQ_I64(tl_device_ops_register(TL_DEVICE_CUDA, NULL), TL_OK);
+    if (d != NULL) {
+        tl_tensor_impl *one = tl_view_select(d, 0, 0);
+        tl_tensor_impl *e = one ? tl_view_select(one, 0, 0) : NULL;
+        tl_scalar v;
+        CHECK_EQ_I64(tl_tensor_record_stream(d, (tl_stream)7),
+                     TL_ERR_RUNTIME);
+        CHECK(msg_has("tensorlib was built without CUDA"));
+        CHECK(e != NULL);
+        if (e != NULL) {
+            CHECK_EQ_I64(tl_tensor_item(e, &v), TL_ERR_RUNTIME);
+            CHECK(msg_has("tensorlib was built without CUDA"));
+        }
+        CHECK_EQ_I64(tl_op_copy_nb_(d, x, false), TL_ERR_RUNTIME);
+        CHECK(msg_has("tensorlib was built without CUDA"));
+        CHECK(((const float *)tl_tensor_data(d))[5] == 5);
+        tl_tensor_decref(e);
+        tl_tensor_decref(one);
+    }
     tl_tensor_decref(d);
     tl_tensor_decref(x);
-    CHECK_EQ_I64(tl_device_ops_register(TL_DEVICE_CUDA, NULL), TL_OK);
     CHECK_EQ_I64(tl_registry_set(CUDA0, TL_MEMKIND_DEFAULT, NULL), TL_OK);
     CHECK_EQ_I64(mem.live, 0);
     CHECK_EQ_I64(mem.allocs, mem.frees);
