@@ -570,3 +570,20 @@ def test_resize_and_set_between_heap_and_inline_dims():
     np.testing.assert_array_equal(z.numpy().ravel(), a)
     z.set_(y.untyped_storage(), 4, (5,))
     assert z.tolist() == [4.0, 5, 6, 7, 8]    # (offset in elements)
+
+
+def test_alpha_past_int64_into_floats(torch):
+    # An unsigned alpha against a float dtype's range: float32 holds
+    # 2**64 - 1 (rounded), float16 does not (PyTorch refuses it too).
+    big = 2 ** 64 - 1
+    r = tl.add(tl.ones(2), tl.ones(2), alpha=big)
+    w = torch.add(torch.ones(2), torch.ones(2), alpha=big)
+    np.testing.assert_array_equal(r.numpy(), w.numpy())
+    assert r.dtype == tl.float32
+    h = tl.ones(2, dtype=tl.float16)
+    e = same_error(lambda: torch.add(torch.ones(2, dtype=torch.float16),
+                                     torch.ones(2, dtype=torch.float16),
+                                     alpha=big),
+                   lambda: tl.add(h, h, alpha=big), OverflowError)
+    assert "alpha 18446744073709551615 is out of range for float16" in str(e)
+    assert h.tolist() == [1.0, 1.0] and h._version == 0
