@@ -1728,6 +1728,24 @@ static void test_arena_backing_and_device_refusals(void)
     CHECK_EQ_I64(cpu_back.allocs, cpu_back.frees);
     CHECK_EQ_I64(cpu_back.live, 0);
 
+    /* a backing allocator that has no memory: its error comes back */
+    {
+        counting failing;
+        counting_init(&failing, tl_device_cpu());
+        failing.base.allocate = fail_allocate;
+        a = tl_arena_new(&failing.base, 0, 0);
+        CHECK(a != NULL);
+        if (a != NULL) {
+            CHECK(tl_arena_alloc(a, 1000, 64) == NULL);
+            CHECK_EQ_I64(tl_error_kind(), TL_ERR_MEMORY);
+            CHECK(msg_has("failing: no"));
+            CHECK_EQ_I64(tl_arena_used(a), 0);
+            tl_arena_decref(a);
+        }
+        a = tl_arena_new(&failing.base, 4096, 0);
+        CHECK(a == NULL);
+        CHECK_EQ_I64(tl_error_kind(), TL_ERR_MEMORY);
+    }
     /* an arena on a (fake) device: host kinds are refused, and the
      * workspace allocator of the CPU refuses it as the innermost */
     counting_init(&dev_back, CUDA0);
