@@ -496,6 +496,12 @@ static void test_tensor_constructor_refusals(void)
     CHECK(msg_has("invalid dtype code 99"));
     CHECK(tl_tensor_new(s, 0, 2, sz, st, (tl_dtype)TL_DTYPE_COUNT) == NULL);
     CHECK_EQ_I64(tl_error_kind(), TL_ERR_TYPE);
+    /* a view past the storage's 24 bytes */
+    CHECK(tl_tensor_new(s, 0, 1, (int64_t[]){7}, (int64_t[]){1},
+                        TL_DTYPE_FLOAT32) == NULL);
+    CHECK(tl_error_kind() < 0);
+    CHECK(tl_tensor_new(s, 3, 2, sz, st, TL_DTYPE_FLOAT32) == NULL);
+    CHECK(tl_error_kind() < 0);
 
     /* empty_strided: negative stride, spans and bytes past int64 */
     {
