@@ -493,6 +493,98 @@ def _load_metadata(o):
         return tl.load_metadata(path)
 
 
+# ---- tensorlib.linalg (the functions not also at the top level) ---------
+def _spd(o):
+    return o.m @ o.m.t() + tl.eye(3, dtype=tl.float64)
+
+
+LINALG = {
+    "inv": lambda o: tl.linalg.inv(o.m),
+    "det": lambda o: tl.linalg.det(o.m),
+    "slogdet": lambda o: tl.linalg.slogdet(o.m),
+    "lstsq": lambda o: tl.linalg.lstsq(o.m, o.m[:, :2]),
+    "qr": lambda o: tl.linalg.qr(o.m),
+    "eig": lambda o: tl.linalg.eig(o.m),
+    "eigvals": lambda o: tl.linalg.eigvals(o.m),
+    "eigh": lambda o: tl.linalg.eigh(_spd(o)),
+    "eigvalsh": lambda o: tl.linalg.eigvalsh(_spd(o)),
+    "svd": lambda o: tl.linalg.svd(o.m),
+    "svdvals": lambda o: tl.linalg.svdvals(o.m),
+    "cholesky": lambda o: tl.linalg.cholesky(_spd(o)),
+    "pinv": lambda o: tl.linalg.pinv(o.m),
+    "lu": lambda o: tl.linalg.lu(o.m),
+    "lu_factor": lambda o: tl.linalg.lu_factor(o.m),
+    "lu_solve": lambda o: tl.linalg.lu_solve(*tl.linalg.lu_factor(o.m), o.m),
+    "solve_triangular": lambda o: tl.linalg.solve_triangular(
+        o.m.triu(), o.m, upper=True),
+    "matrix_norm": lambda o: tl.linalg.matrix_norm(o.m, "nuc"),
+    "vector_norm": lambda o: tl.linalg.vector_norm(o.x, 3, dim=1),
+    "matrix_rank": lambda o: tl.linalg.matrix_rank(o.m),
+    "vecdot": lambda o: tl.linalg.vecdot(o.x, o.y),
+}
+for _n, _f in LINALG.items():
+    case("tl.linalg." + _n, _f)
+
+
+def test_every_linalg_name_is_swept():
+    top = set(dir(tl))
+    missing = [n for n in dir(tl.linalg)
+               if not n.startswith("_") and callable(getattr(tl.linalg, n))
+               and not isinstance(getattr(tl.linalg, n), type)
+               and n not in top and "tl.linalg." + n not in _covered()]
+    assert not missing, "tensorlib.linalg names not in the sweep: " + \
+        " ".join(missing)
+
+
+# ---- out= that must be resized (the result's allocation happens inside
+# the op, after its checks) -------------------------------------------------
+def _e(dt=None):
+    return tl.empty(0, dtype=dt) if dt is not None else tl.empty(0)
+
+
+_I64 = tl.int64
+OUT_RESIZED = {
+    "sum": lambda o: tl.sum(o.x, 1, out=_e()),
+    "mean": lambda o: tl.mean(o.x, 1, out=_e()),
+    "prod": lambda o: tl.prod(o.x, 1, out=_e()),
+    "amax": lambda o: tl.amax(o.x, 1, out=_e()),
+    "argmax": lambda o: tl.argmax(o.x, 1, out=_e(_I64)),
+    "std": lambda o: tl.std(o.x, 1, out=_e()),
+    "var": lambda o: tl.var(o.x, 1, out=_e()),
+    "logsumexp": lambda o: tl.logsumexp(o.x, 1, out=_e()),
+    "nansum": lambda o: tl.nansum(o.x, 1, out=_e()),
+    "cumsum": lambda o: tl.cumsum(o.x, 1, out=_e()),
+    "max(dim)": lambda o: tl.max(o.x, 1, out=(_e(), _e(_I64))),
+    "sort": lambda o: tl.sort(o.x, 1, out=(_e(), _e(_I64))),
+    "topk": lambda o: tl.topk(o.x, 2, out=(_e(), _e(_I64))),
+    "kthvalue": lambda o: tl.kthvalue(o.x, 2, 1, out=(_e(), _e(_I64))),
+    "median": lambda o: tl.median(o.x, 1, out=(_e(), _e(_I64))),
+    "mode": lambda o: tl.mode(o.x, 1, out=(_e(), _e(_I64))),
+    "cummax": lambda o: tl.cummax(o.x, 1, out=(_e(), _e(_I64))),
+    "quantile": lambda o: tl.quantile(o.x, 0.5, 1, out=_e()),
+    "searchsorted": lambda o: tl.searchsorted(o.s, o.x, out=_e(_I64)),
+    "bucketize": lambda o: tl.bucketize(o.x, o.s, out=_e(_I64)),
+    "matmul": lambda o: tl.matmul(o.x, o.y.t(), out=_e()),
+    "mv": lambda o: tl.mv(o.x, o.v, out=_e()),
+    "bmm": lambda o: tl.bmm(o.b3, o.b3, out=_e()),
+    "cat": lambda o: tl.cat([o.x, o.y], out=_e()),
+    "stack": lambda o: tl.stack([o.x, o.y], out=_e()),
+    "index_select": lambda o: tl.index_select(o.x, 0, o.idx, out=_e()),
+    "gather": lambda o: tl.gather(o.x, 1, o.i[:, :2] % 4, out=_e()),
+    "where": lambda o: tl.where(o.mask, o.x, o.y, out=_e()),
+    "clamp": lambda o: tl.clamp(o.x, 0.2, 0.5, out=_e()),
+    "add": lambda o: tl.add(o.x, o.y, out=_e()),
+    "exp": lambda o: tl.exp(o.x, out=_e()),
+    "eq": lambda o: tl.eq(o.x, o.y, out=_e(tl.bool)),
+    "linalg.inv": lambda o: tl.linalg.inv(o.m, out=_e(tl.float64)),
+    "linalg.norm": lambda o: tl.linalg.norm(o.x, dim=1, out=_e()),
+    "diff": lambda o: tl.diff(o.x, dim=1, out=_e()),
+    "aminmax": lambda o: tl.aminmax(o.x, dim=1, out=(_e(), _e())),
+}
+for _n, _f in OUT_RESIZED.items():
+    case("tl.%s(out= resized)" % _n, _f)
+
+
 # Cases where code outside tensorlib catches the MemoryError and succeeds
 # another way.
 ABSORBS = {
