@@ -425,6 +425,12 @@ static int parse_rounding(PyObject *o, int *mode)
             *mode = TL_DIV_FLOOR;
             return 0;
         }
+    } else {
+        /* A wrong type is a TypeError (DESIGN.md "Errors"), as PyTorch's;
+         * only an unknown string is a bad value. */
+        PyErr_Format(PyExc_TypeError, "div(): rounding_mode must be None "
+                     "or a str, not %.100s", Py_TYPE(o)->tp_name);
+        return -1;
     }
     PyErr_Format(PyExc_ValueError, "div(): rounding_mode must be None, "
                  "'trunc' or 'floor', not %.100R", o);

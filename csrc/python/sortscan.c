@@ -669,7 +669,14 @@ static PyObject *do_quantile(PyObject *self, PyObject *const *args,
     if (a[4] && a[4] != Py_None) {
         static const char *const modes[] = {"linear", "lower", "higher",
                                             "midpoint", "nearest"};
-        const char *s = PyUnicode_Check(a[4]) ? PyUnicode_AsUTF8(a[4]) : NULL;
+        if (!PyUnicode_Check(a[4])) {
+            /* A wrong type is a TypeError (DESIGN.md "Errors"), as
+             * PyTorch's; only an unknown name is a bad value. */
+            PyErr_Format(PyExc_TypeError, "%s(): interpolation must be a "
+                         "str, not %.100s", fname, Py_TYPE(a[4])->tp_name);
+            return NULL;
+        }
+        const char *s = PyUnicode_AsUTF8(a[4]);
         interp = -1;
         for (int i = 0; s && i < 5; i++) {
             if (strcmp(s, modes[i]) == 0) {
