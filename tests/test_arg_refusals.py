@@ -158,6 +158,12 @@ idx1 = T("int64", (2,), [0, 1])
 bmask = T("bool", (2, 3), [1, 0, 1, 0, 0, 1])
 sorted_v = T("float32", (4,), [0, 1, 2, 3])
 
+def _plan_with_a(m):
+    p = tl.ExecutionPlan()
+    p.add_buffer("a", (8,), dtype=tl.float32)
+    return p
+
+
 TABLE = [
     # ops.c: binary/unary functions and methods, custom rows
     F("add", f32, f32), F("add", f32, f32, alpha=2), F("sub", f32, 1.0),
@@ -240,7 +246,7 @@ TABLE = [
     F("unbind", f32, 1), F("broadcast_to", f32v, (2, 6)),
     F("broadcast_shapes", (2, 1), (1, 3)),
     F("broadcast_tensors", f32, f32v.__class__("float32", (3,))),
-    M("view", f32, 3, 2), M("view", f32, (6,)), M("view", f32, D("int32")),
+    M("view", f32, 3, 2), M("view", f32, (6,)),
     M("reshape", f32, 3, 2), M("transpose", f32, 0, 1), M("t", f32),
     M("permute", f32, 1, 0), M("movedim", f32, 0, 1),
     M("expand", T("float32", (1, 3)), 2, 3),
@@ -315,21 +321,55 @@ TABLE = [
     M("__array__", f32), M("__array__", f32, Lit(lambda m: np.float64,
                                                  "np.float64")),
     M("__dlpack__", f32), M("__dlpack_device__", f32),
-    M("tobytes", f32, torch=False),
+    M("__dlpack__", f32, stream=None, max_version=(1, 0), dl_device=(1, 0),
+      copy=False),
+    M("__dlpack__", f32, max_version=(0, 8), copy=True),
+    E("tobytes", (f32,), kind="meth", torch=False),
     F("frombuffer", Lit(lambda m: bytearray(12), "bytearray(12)"),
       dtype=D("float32")),
     F("frombuffer", Lit(lambda m: bytearray(12), "bytearray(12)"),
       dtype=D("int16"), count=2, offset=2),
     F("from_numpy", Lit(lambda m: np.zeros(3, np.float32), "np.zeros(3)")),
     F("from_dlpack", Lit(lambda m: np.zeros(3, np.float32), "np.zeros(3)")),
-    M("pin_memory", f32), M("is_pinned", f32),
+    # (PyTorch's pin_memory needs an accelerator.)
+    E("pin_memory", (f32,), kind="meth", torch=False), M("is_pinned", f32),
     F("set_num_threads", Lit(lambda m: m.get_num_threads(), "nthreads")),
+    # memory.c: module functions, WorkspaceArena and ExecutionPlan methods
+    F("_C.memory_stats", "cpu", kind=Lit(lambda m: tl.MemoryKind.Default,
+                                         "MemoryKind.Default")),
+    F("_C.memory_stats", device="cpu", kind="workspace"),
+    F("_C.empty_cache", "cpu"), F("_C.reset_peak_memory_stats", "cpu"),
+    F("_C.workspace", 4096, growable=False),
+    F("_C._allocator_for", "cpu", kind="default"),
+    F("_C._allocator_name", device="cpu"),
+    F("_C._set_allocator", "default",
+      Lit(lambda m: tl._C._allocator_name("cpu"), "current"), device="cpu"),
+    F("_C._block_generation", f32),
+    M("empty", Lit(lambda m: tl.workspace(4096), "ws"), 2, 3,
+      dtype=D("float32")),
+    M("zeros", Lit(lambda m: tl.workspace(4096), "ws"), (4,),
+      alignment=128),
+    M("add_buffer", Lit(lambda m: tl.ExecutionPlan(), "plan"), "a", (2, 3),
+      dtype=D("float32"), device="cpu", memory_kind="default",
+      alignment=64),
+    M("add_view_buffer", Lit(_plan_with_a, "plan+a"), "v", "a", (3,),
+      stride=(2,), offset=1),
+    # types.c
+    F("device", "cpu"), F("device", "cpu", 0), F("device", type="cpu"),
+    F("Size", (2, 3)),
     # linalg.c
     F("matmul", f32, T("float32", (3, 2))),
     F("matmul", f32, T("float32", (3, 2)), out=T("float32", (2, 2))),
     M("matmul", f32, T("float32", (3,))),
 ]
 
+# Ours only: the invariants, no PyTorch comparison.
+for _e in TABLE:
+    assert "torch" not in _e.kwargs
+    if _e.name.startswith("_C.") or _e.name in (
+            "add_buffer", "add_view_buffer") or (
+            _e.kind == "meth" and isinstance(_e.args[0], Lit)):
+        _e.torch = False
 # Sizes or dims given as *args take any number of positionals.
 for _e in TABLE:
     if _e.name in ("view", "reshape", "expand", "permute", "flip", "empty",
@@ -348,10 +388,18 @@ def _mark(name, kind="fn", **kw):
 # ---- variants ------------------------------------------------------------------------
 
 
+def _entry_callable(entry):
+    if entry.kind == "fn":
+        return _resolve(tl, entry.name)
+    owner = entry.args[0]
+    owner = type(build(owner, tl)) if isinstance(owner, Lit) else tl.Tensor
+    return getattr(owner, entry.name, None)
+
+
 def _params(entry):
     """Our positional parameters as (name, positional-only), self left
     out (None where we cannot read the signature)."""
-    f = getattr(tl.Tensor if entry.kind == "meth" else tl, entry.name, None)
+    f = _entry_callable(entry)
     try:
         sig = inspect.signature(f)
     except (TypeError, ValueError):
@@ -364,7 +412,7 @@ def _params(entry):
 
 
 def _param_names(entry):
-    f = getattr(tl.Tensor if entry.kind == "meth" else tl, entry.name, None)
+    f = _entry_callable(entry)
     try:
         return list(inspect.signature(f).parameters)
     except (TypeError, ValueError):
@@ -374,7 +422,7 @@ def _param_names(entry):
 def variants(entry):
     first = 1 if entry.kind == "meth" else 0
     args, kw = entry.args, entry.kwargs
-    out = []
+    out = [("good", args, kw)]
     for i in range(first, len(args)):
         for label, mk in WRONG_KINDS:
             a = list(args)
@@ -408,10 +456,15 @@ def _case_id(c):
 # ---- running a call ------------------------------------------------------------------
 
 
+def _resolve(obj, dotted):
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def _call(lib, entry, args, kw):
     if entry.kind == "fn":
-        fn = getattr(lib, entry.name)
-        return fn(*args, **kw)
+        return _resolve(lib, entry.name)(*args, **kw)
     return getattr(args[0], entry.name)(*args[1:], **kw)
 
 
@@ -535,6 +588,10 @@ EXCEPTIONS = [
      "a seed that is not an int is a wrong type (DESIGN.md)"),
     ("*:out=huge", OverflowError, TypeError,
      "out= that is not a tensor is a TypeError whatever its value"),
+    ("T.__dlpack__*:stream=*", AssertionError, ValueError,
+     "an int stream for a CPU tensor is a bad value; PyTorch asserts"),
+    ("T.__dlpack__*:max_version=0d", IndexError, TypeError,
+     "max_version must be a (major, minor) tuple; PyTorch indexes it"),
     ("split:arg0=*", AttributeError, TypeError,
      "PyTorch's torch.split is Python code that calls .split() on its "
      "argument; ours checks the type"),
@@ -602,6 +659,8 @@ DIFFERS = [
     ("frombuffer*:arg0=*", ValueError, OK,
      "a tensor exports the buffer protocol, so it is a buffer"),
     ("normal:arg1=dtype", OK, TypeError, "std must be floating"),
+    ("T.__dlpack__*:max_version=list", OK, TypeError,
+     "max_version must be a tuple (the DLPack protocol's type)"),
     ("round*:arg0=dtype", NotImplementedError, OK,
      "round(decimals=) of an integer tensor is exact, so it is allowed"),
     ("std*:correction=bool", OK, TypeError,
@@ -629,7 +688,7 @@ def check_variant(entry, label, a, kw):
     """Runs one variant; returns a list of problems (empty when fine)."""
     cid = _case_id((entry, (label, a, kw)))
     if entry.torch and hasattr(torch if entry.kind == "fn" else torch.Tensor,
-                               entry.name):
+                               entry.name.split(".")[-1]):
         t_out, t_exc, _, _ = _run(torch, entry, a, kw)
     else:
         t_out, t_exc = None, None
@@ -645,6 +704,10 @@ def check_variant(entry, label, a, kw):
         ours, exc = "raise", e
     if isinstance(exc, SystemError):
         return [f"{cid}: SystemError: {exc}"]
+    if label == "good":
+        if ours != "ok" or t_out not in (None, "ok"):
+            return [f"{cid}: the good call fails: {exc!r} {t_exc!r}"]
+        return []
     if label in ("unknown-kw", "dup-kw", "extra-pos") and \
             not isinstance(exc, TypeError):
         return [f"{cid}: {ours} {exc!r}, not TypeError"]
@@ -734,3 +797,176 @@ def test_wrong_type_of_a_mode_string_is_type_error(call):
         tl.div(x, 2, rounding_mode="round")
     with pytest.raises(ValueError, match="interpolation"):
         tl.quantile(x, 0.5, interpolation="cubic")
+
+
+class _BadBool:
+    def __bool__(self):
+        raise ZeroDivisionError("bool() of _BadBool")
+
+
+def _lapack_cases():
+    C = tl._C
+    a = lambda: C._lapack_copy(tl.eye(3, dtype=tl.float64))  # noqa: E731
+    b = lambda: C._lapack_copy(tl.ones(3, 1, dtype=tl.float64))  # noqa: E731
+    info = lambda: tl.zeros(1, dtype=tl.int64)  # noqa: E731
+    piv = lambda: tl.arange(1, 4, dtype=tl.int64)  # noqa: E731
+    w = lambda: tl.zeros(3, dtype=tl.float64)  # noqa: E731
+    return [
+        # (call, exception class)
+        (lambda: C._lapack_potrf(a(), info(), _BadBool()), ZeroDivisionError),
+        (lambda: C._lapack_syevd(a(), w(), info(), _BadBool()),
+         ZeroDivisionError),
+        (lambda: C._lapack_syevd(a(), w(), info(), False, _BadBool()),
+         ZeroDivisionError),
+        (lambda: C._lapack_getrs(a(), piv(), b(), info(), 5), TypeError),
+        (lambda: C._lapack_getrs(a(), piv(), b(), info(), ""), TypeError),
+        (lambda: C._lapack_gesdd(a(), w(), None, None, info(), b"N"),
+         TypeError),
+        (lambda: C._lapack_trtrs(a(), b(), info(), _BadBool()),
+         ZeroDivisionError),
+        (lambda: C._lapack_trtrs(a(), b(), info(), False, 7), TypeError),
+        (lambda: C._lapack_trtrs(a(), b(), info(), False, "N", _BadBool()),
+         ZeroDivisionError),
+        (lambda: C._lapack_gelsd(a(), b(), w(), tl.zeros(1, dtype=tl.int64),
+                                 info(), "x"), TypeError),
+        (lambda: C._lapack_getrf(a(), piv()), TypeError),
+        (lambda: C._lapack_getrf(a(), piv(), "info"), TypeError),
+        (lambda: C._lapack_copy(None), TypeError),
+        (lambda: C._lapack_copy(a(), "no_such_dtype"), TypeError),
+        (lambda: C._linalg_conj(None), TypeError),
+        (lambda: C._linalg_conj(), TypeError),
+    ]
+
+
+@pytest.mark.parametrize("i", range(len(_lapack_cases())))
+def test_lapack_helpers_refuse_bad_flags(i):
+    # Regression: a flag whose __bool__ raised, or a trans/jobz that is not
+    # a str, went on to LAPACK ('\0', which xerbla reports on stdout) and
+    # the call returned None with the exception set: SystemError.
+    call, cls = _lapack_cases()[i]
+    with pytest.raises(cls) as ei:
+        call()
+    assert not isinstance(ei.value, SystemError)
+
+
+def test_lapack_helpers_still_work():
+    C = tl._C
+    a = tl.tensor([[4.0, 2.0], [2.0, 3.0]], dtype=tl.float64)
+    f = C._lapack_copy(a)
+    info = tl.zeros(1, dtype=tl.int64)
+    C._lapack_potrf(f, info, False)
+    assert info.item() == 0
+    x = C._lapack_copy(tl.tensor([[1.0], [2.0]], dtype=tl.float64))
+    C._lapack_trtrs(f, x, info, False, "N", False)
+    L = np.linalg.cholesky(a.numpy())
+    np.testing.assert_allclose(x.numpy().ravel(),
+                               np.linalg.solve(L, [1.0, 2.0]))
+
+
+@pytest.mark.parametrize("expr", [
+    lambda t: [[1.0, 2.0]] @ t,
+    lambda t: t @ "x",
+    lambda t: object() @ t,
+])
+def test_matmul_operator_with_a_non_tensor(expr):
+    t = tl.ones(2, 2)
+    with pytest.raises(TypeError):
+        expr(t)
+    assert t._version == 0
+
+
+def test_imatmul_refusals():
+    t = tl.ones(2, 2)
+    u = t
+    with pytest.raises(TypeError):
+        u @= [[1.0]]
+    assert t._version == 0
+    v = tl.ones(2, 3)
+    with pytest.raises(ValueError):
+        v @= tl.ones(3, 4)    # the result's shape is not v's
+    assert v._version == 0 and v.tolist() == [[1.0] * 3] * 2
+
+
+class _Producer:
+    """A DLPack producer that reports a chosen device and delegates
+    __dlpack__ to a real tensor (legacy: no keywords when old=True)."""
+
+    def __init__(self, dev, old=False, capsule=None):
+        self.dev, self.old, self.capsule = dev, old, capsule
+        self.t = tl.arange(4.0)
+
+    def __dlpack_device__(self):
+        return self.dev
+
+    def __dlpack__(self, *args, **kw):
+        if self.old and kw:
+            raise TypeError("__dlpack__() got an unexpected keyword")
+        if self.capsule is not None:
+            return self.capsule
+        return self.t.__dlpack__(*args, **kw)
+
+
+@pytest.mark.parametrize("dev, cls, words", [
+    ((2, 99), BufferError, "CUDA device 99"),          # unreachable CUDA
+    ((2, -1), BufferError, "CUDA device -1"),
+    ((7, 0), BufferError, "device type 7"),            # neither CPU nor CUDA
+    ("cpu", BufferError, "device type -1"),            # not a pair
+    ((1, "zero"), TypeError, "str"),                   # not an int
+])
+def test_from_dlpack_refuses_a_bad_producer_device(dev, cls, words):
+    with pytest.raises(cls, match=words):
+        tl.from_dlpack(_Producer(dev))
+
+
+def test_from_dlpack_old_producer_and_bad_capsule():
+    # A producer without max_version= gets the legacy call.
+    p = _Producer((1, 0), old=True)
+    r = tl.from_dlpack(p)
+    assert r.tolist() == [0.0, 1.0, 2.0, 3.0]
+    r[0] = 5.0
+    assert p.t[0].item() == 5.0       # zero-copy
+    # Regression: a __dlpack__ that returns no capsule is a wrong type
+    # (TypeError; was ValueError); a capsule used twice is a bad value.
+    with pytest.raises(TypeError, match="str, not a DLPack capsule"):
+        tl.from_dlpack(_Producer((1, 0), capsule="not a capsule"))
+    cap = tl.arange(3.0).__dlpack__()
+    once = _Producer((1, 0), capsule=cap)
+    assert tl.from_dlpack(once).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="consumed only once"):
+        tl.from_dlpack(once)
+
+
+def test_sequence_item_slot():
+    # PySequence_GetItem reaches the sq_item slot (t[i] goes through
+    # mp_subscript); ctypes is the only way there from Python.
+    import ctypes
+    get = ctypes.pythonapi.PySequence_GetItem
+    get.restype = ctypes.py_object
+    get.argtypes = [ctypes.py_object, ctypes.c_ssize_t]
+    t = tl.arange(6).reshape(3, 2)
+    assert get(t, 1).tolist() == [2, 3]
+    assert get(t, -1).tolist() == [4, 5]
+    with pytest.raises(IndexError, match="out of bounds for dimension 0"):
+        get(t, 3)
+    # Regression: PySequence_GetItem adds len(t) to a negative index
+    # before the slot; the slot added it again and returned t[2] here.
+    with pytest.raises(IndexError):
+        get(t, -4)
+    with pytest.raises(TypeError, match="0-dim"):
+        get(tl.tensor(1.0), 0)
+
+
+@pytest.mark.parametrize("key, shape, vshape", [
+    (lambda m: m.tensor([0, 1]), (3, 4), (3,)),
+    (lambda m: (slice(None), m.tensor([0, 1])), (3, 4), (5,)),
+    (lambda m: (slice(None), m.tensor([0, 1]), 0), (3, 4, 2), (3, 3)),
+])
+def test_advanced_setitem_values_that_do_not_broadcast(key, shape, vshape):
+    a = tl.zeros(*shape)
+    with pytest.raises(RuntimeError) as ei:     # as PyTorch's
+        a[key(tl)] = tl.ones(*vshape)
+    assert isinstance(ei.value, ValueError)     # ShapeError (DESIGN.md)
+    assert "expand" in str(ei.value) and str(list(vshape)) in str(ei.value)
+    with pytest.raises(RuntimeError):
+        torch.zeros(*shape)[key(torch)] = torch.ones(*vshape)
+    assert a._version == 0 and not a.any()

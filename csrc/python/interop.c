@@ -152,6 +152,14 @@ static PyObject *t_dlpack(PyObject *self, PyObject *const *args,
     const bool on_cuda = t->device.type == TL_DEVICE_CUDA;
     const int dl_type = on_cuda ? TL_DL_CUDA : TL_DL_CPU;
     const int dl_id = on_cuda ? t->device.index : 0;
+    if (a[0] && a[0] != Py_None &&
+        (!PyLong_Check(a[0]) || PyBool_Check(a[0]))) {
+        /* A wrong type is a TypeError (DESIGN.md), as PyTorch's, on any
+         * device; an int stream for a CPU tensor is a bad value. */
+        PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or "
+                     "an int, not %.100s", Py_TYPE(a[0])->tp_name);
+        return NULL;
+    }
     if (a[0] && a[0] != Py_None && !on_cuda) {
         PyErr_SetString(PyExc_ValueError,
                         "__dlpack__: stream must be None for CPU tensors");
@@ -358,6 +366,12 @@ static PyObject *from_capsule(tl_mstate *st, PyObject *cap)
         }
         ptr = m;
         dl = &m->dl_tensor;
+    } else if (!PyCapsule_CheckExact(cap)) {
+        /* A wrong type is a TypeError (DESIGN.md); a used capsule below
+         * is a bad value. */
+        PyErr_Format(PyExc_TypeError, "from_dlpack: __dlpack__() returned "
+                     "%.100s, not a DLPack capsule", Py_TYPE(cap)->tp_name);
+        return NULL;
     } else {
         PyErr_SetString(PyExc_ValueError,
                         "from_dlpack: expected an unconsumed DLPack capsule "

@@ -127,19 +127,33 @@ static int impls(tl_mstate *st, PyObject *const *args, Py_ssize_t nargs,
     return 0;
 }
 
+/* Flag i (default false).  Returns: 0 or 1; -1 with an exception when
+ * its __bool__ raises (the caller must check: a -1 passed on as "true"
+ * with the exception still set was a SystemError). */
 static int flag_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t i)
 {
     return i < nargs ? PyObject_IsTrue(args[i]) : 0;
 }
 
+/* The first letter of the str argument i (dflt when absent).  Returns: 0
+ * with a TypeError when it is not a non-empty str: a '\0' must never
+ * reach LAPACK, whose xerbla prints and returns (or aborts). */
 static char char_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t i,
-                     char dflt)
+                     char dflt, const char *fname)
 {
     if (i >= nargs) {
         return dflt;
     }
-    const char *s = PyUnicode_AsUTF8(args[i]);
-    return s && s[0] ? s[0] : 0;
+    const char *s = PyUnicode_Check(args[i]) ? PyUnicode_AsUTF8(args[i])
+                                             : NULL;
+    if (!s || !s[0]) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): argument %zd must be a "
+                     "non-empty str, not %.100s", fname, i,
+                     Py_TYPE(args[i])->tp_name);
+        return 0;
+    }
+    return s[0];
 }
 
 static PyObject *status(tl_mstate *st, int rc)
@@ -187,8 +201,11 @@ static PyObject *f_getrs(PyObject *m, PyObject *const *args, Py_ssize_t n)
     if (impls(ST, args, n, 4, t, "_lapack_getrs") < 0) {
         return NULL;
     }
-    return status(ST, tl_lapack_getrs(t[0], t[1], t[2],
-                                      char_arg(args, n, 4, 'N'), t[3]));
+    char trans = char_arg(args, n, 4, 'N', "_lapack_getrs");
+    if (!trans) {
+        return NULL;
+    }
+    return status(ST, tl_lapack_getrs(t[0], t[1], t[2], trans, t[3]));
 }
 
 static PyObject *f_getri(PyObject *m, PyObject *const *args, Py_ssize_t n)
@@ -206,7 +223,11 @@ static PyObject *f_potrf(PyObject *m, PyObject *const *args, Py_ssize_t n)
     if (impls(ST, args, n, 2, t, "_lapack_potrf") < 0) {
         return NULL;
     }
-    return status(ST, tl_lapack_potrf(t[0], flag_arg(args, n, 2), t[1]));
+    int upper = flag_arg(args, n, 2);
+    if (upper < 0) {
+        return NULL;
+    }
+    return status(ST, tl_lapack_potrf(t[0], upper, t[1]));
 }
 
 static PyObject *f_geqrf(PyObject *m, PyObject *const *args, Py_ssize_t n)
@@ -233,8 +254,11 @@ static PyObject *f_syevd(PyObject *m, PyObject *const *args, Py_ssize_t n)
     if (impls(ST, args, n, 3, t, "_lapack_syevd") < 0) {
         return NULL;
     }
-    return status(ST, tl_lapack_syevd(t[0], t[1], flag_arg(args, n, 3),
-                                      flag_arg(args, n, 4), t[2]));
+    int upper = flag_arg(args, n, 3), vectors = flag_arg(args, n, 4);
+    if (upper < 0 || vectors < 0) {
+        return NULL;
+    }
+    return status(ST, tl_lapack_syevd(t[0], t[1], upper, vectors, t[2]));
 }
 
 static PyObject *f_gesdd(PyObject *m, PyObject *const *args, Py_ssize_t n)
@@ -243,8 +267,11 @@ static PyObject *f_gesdd(PyObject *m, PyObject *const *args, Py_ssize_t n)
     if (impls(ST, args, n, 5, t, "_lapack_gesdd") < 0) {
         return NULL;
     }
-    return status(ST, tl_lapack_gesdd(t[0], t[1], t[2], t[3],
-                                      char_arg(args, n, 5, 'N'), t[4]));
+    char jobz = char_arg(args, n, 5, 'N', "_lapack_gesdd");
+    if (!jobz) {
+        return NULL;
+    }
+    return status(ST, tl_lapack_gesdd(t[0], t[1], t[2], t[3], jobz, t[4]));
 }
 
 static PyObject *f_geev(PyObject *m, PyObject *const *args, Py_ssize_t n)
@@ -275,9 +302,20 @@ static PyObject *f_trtrs(PyObject *m, PyObject *const *args, Py_ssize_t n)
     if (impls(ST, args, n, 3, t, "_lapack_trtrs") < 0) {
         return NULL;
     }
-    return status(ST, tl_lapack_trtrs(t[0], t[1], flag_arg(args, n, 3),
-                                      char_arg(args, n, 4, 'N'),
-                                      flag_arg(args, n, 5), t[2]));
+    int upper = flag_arg(args, n, 3);
+    if (upper < 0) {
+        return NULL;
+    }
+    char trans = char_arg(args, n, 4, 'N', "_lapack_trtrs");
+    if (!trans) {
+        return NULL;
+    }
+    int unit = flag_arg(args, n, 5);
+    if (unit < 0) {
+        return NULL;
+    }
+    return status(ST, tl_lapack_trtrs(t[0], t[1], upper, trans, unit,
+                                      t[2]));
 }
 
 static PyObject *f_conj(PyObject *m, PyObject *const *args, Py_ssize_t n)

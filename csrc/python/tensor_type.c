@@ -616,9 +616,9 @@ static PyObject *tensor_sq_item(PyObject *self, Py_ssize_t i)
         PyErr_SetString(PyExc_TypeError, "invalid index of a 0-dim tensor");
         return NULL;
     }
-    if (i < 0) {
-        i += (Py_ssize_t)t->sizes[0];
-    }
+    /* No wrapping of negative i here: PySequence_GetItem has already
+     * added len(self) (sq_length is filled), so a second wrap made
+     * PySequence_GetItem(t, -len - 1) return t[len - 1]. */
     if (i < 0 || i >= t->sizes[0]) {
         PyErr_Format(PyExc_IndexError,
                      "index %zd is out of bounds for dimension 0 with size "
