@@ -107,8 +107,16 @@ def _zero_d(x):
     return T(x.dtype if isinstance(x, T) else "float32", ())
 
 
+class _BadBool:
+    """An object whose truth value raises."""
+
+    def __bool__(self):
+        raise ZeroDivisionError("bool() of _BadBool")
+
+
 # The wrong kinds an argument is replaced by, as (label, make(original)).
 WRONG_KINDS = [
+    ("badbool", lambda x: Lit(lambda lib: _BadBool(), "_BadBool()")),
     ("None", lambda x: None),
     ("str", lambda x: "x"),
     ("float", lambda x: 1.5),
@@ -345,6 +353,10 @@ TABLE = [
     F("_C._set_allocator", "default",
       Lit(lambda m: tl._C._allocator_name("cpu"), "current"), device="cpu"),
     F("_C._block_generation", f32),
+    F("_C._memory_stress", threads=1, iters=4, max_bytes=64, live=2, seed=3,
+      workspace=False),
+    F("_C._workspace_depth"), F("_C._current_workspace_generation"),
+    F("_C._allocators"), F("_C._pinned_info"),
     M("empty", Lit(lambda m: tl.workspace(4096), "ws"), 2, 3,
       dtype=D("float32")),
     M("zeros", Lit(lambda m: tl.workspace(4096), "ws"), (4,),
@@ -592,6 +604,12 @@ EXCEPTIONS = [
      "an int stream for a CPU tensor is a bad value; PyTorch asserts"),
     ("T.__dlpack__*:max_version=0d", IndexError, TypeError,
      "max_version must be a (major, minor) tuple; PyTorch indexes it"),
+    ("*=badbool", TypeError, ZeroDivisionError,
+     "a flag is read by truth value: the object's own __bool__ error "
+     "propagates (PyTorch's parser refuses a non-bool first)"),
+    ("*=badbool", ZeroDivisionError, TypeError,
+     "we refuse the wrong type before using it; PyTorch's Python wrapper "
+     "(unique, unflatten) calls bool() on it first"),
     ("split:arg0=*", AttributeError, TypeError,
      "PyTorch's torch.split is Python code that calls .split() on its "
      "argument; ours checks the type"),
@@ -799,11 +817,6 @@ def test_wrong_type_of_a_mode_string_is_type_error(call):
         tl.quantile(x, 0.5, interpolation="cubic")
 
 
-class _BadBool:
-    def __bool__(self):
-        raise ZeroDivisionError("bool() of _BadBool")
-
-
 def _lapack_cases():
     C = tl._C
     a = lambda: C._lapack_copy(tl.eye(3, dtype=tl.float64))  # noqa: E731
@@ -970,3 +983,24 @@ def test_advanced_setitem_values_that_do_not_broadcast(key, shape, vshape):
     with pytest.raises(RuntimeError):
         torch.zeros(*shape)[key(torch)] = torch.ones(*vshape)
     assert a._version == 0 and not a.any()
+
+
+def test_memory_private_refusals():
+    C = tl._C
+    name = C._allocator_name("cpu")
+    # A str that has no UTF-8 form (a lone surrogate).
+    with pytest.raises(UnicodeEncodeError):
+        C._set_allocator("default", "\udc80")
+    with pytest.raises(ZeroDivisionError):
+        C._pinned_refuse_lock(_BadBool())
+    with pytest.raises(ZeroDivisionError):
+        tl.workspace(4096, growable=_BadBool())
+    assert C._allocator_name("cpu") == name
+    assert C._workspace_depth() == 0
+    assert C._current_workspace_generation() is None
+    with tl.workspace(4096) as ws:
+        assert C._workspace_depth() == 1
+        assert C._current_workspace_generation() == ws.generation
+        ws.reset()
+        assert C._current_workspace_generation() == ws.generation == 2
+    assert C._workspace_depth() == 0
