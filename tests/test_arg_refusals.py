@@ -223,6 +223,12 @@ TABLE = [
     F("bucketize", f32, sorted_v), F("isin", f32, f32v),
     F("nonzero", f32), F("nonzero", f32, as_tuple=True), F("argwhere", f32),
     F("count_nonzero", f32, 1),
+    F("sort", f32, 1, out=(f32, i64)),
+    F("topk", f32, 2, out=(T("float32", (2, 2)), T("int64", (2, 2)))),
+    F("cummax", f32, 1, out=(f32, i64)),
+    F("kthvalue", f32, 1, 1, out=(T("float32", (2,)), T("int64", (2,)))),
+    F("nonzero", T("float32", (), [1.0]), as_tuple=True),
+    F("cumsum", f32, 1, out=f32),
     M("cumsum", f32, 0), M("cumsum_", f32, 1), M("cumprod_", f32, 0),
     M("logcumsumexp", f32, 1), M("cummax", f32, 0), M("diff", f32),
     M("softmax", f32, 1), M("log_softmax", f32, 0),
@@ -662,6 +668,9 @@ DIFFERS = [
      "out= must be a tensor; PyTorch wraps a Python number into one"),
     ("*out*:arg0=0d", OK, ValueError,
      "docs/differences.md: out= is resized only when it has no elements"),
+    ("*:out=dtype", OK, TypeError,
+     "docs/differences.md: an out= the result cannot be cast to is a "
+     "TypeError; PyTorch's cumsum casts float into an int64 out="),
     ("*out*:arg0=dtype", RuntimeError, OK,
      "out= of another dtype receives the result cast (docs/differences.md"
      " 'out= must fit'); PyTorch wants the result dtype here"),
@@ -1004,3 +1013,18 @@ def test_memory_private_refusals():
         ws.reset()
         assert C._current_workspace_generation() == ws.generation == 2
     assert C._workspace_depth() == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: x.cumsum(0, out=x),                 # a method has no out=
+    lambda m, x: m.logcumsumexp(x, 0, dtype=m.float64),
+    lambda m, x: m.sort(x, 0, out=[x]),              # not a pair
+    lambda m, x: m.sort(x, 0, out=(x, "indices")),
+])
+def test_scan_and_sort_keyword_refusals(call):
+    x = tl.ones(3)
+    with pytest.raises(TypeError, match="out|dtype"):
+        call(tl, x)
+    with pytest.raises(TypeError):
+        call(torch, torch.ones(3))
+    assert x._version == 0 and x.tolist() == [1.0] * 3
