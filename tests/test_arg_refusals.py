@@ -1028,3 +1028,39 @@ def test_scan_and_sort_keyword_refusals(call):
     with pytest.raises(TypeError):
         call(torch, torch.ones(3))
     assert x._version == 0 and x.tolist() == [1.0] * 3
+
+
+# (call, our class, PyTorch's class or None where PyTorch accepts)
+@pytest.mark.parametrize("call, cls, tcls", [
+    # DESIGN.md: what does not fit int64 is an OverflowError (PyTorch:
+    # ValueError from its parser; it wraps the product around to 0).
+    (lambda m: m.Size([2 ** 70]).numel(), OverflowError, ValueError),
+    (lambda m: m.Size([2 ** 62, 4]).numel(), OverflowError, None),
+    (lambda m: m.Size([2, 3]) * 1.5, TypeError, TypeError),
+    (lambda m: 1.5 * m.Size([2, 3]), TypeError, TypeError),
+    (lambda m: m.Size([2, 3]) * 2 ** 70, OverflowError, OverflowError),
+    (lambda m: m.Size(sizes=(2,)), TypeError, TypeError),
+    (lambda m: m.Size((2,), (3,)), TypeError, TypeError),
+    (lambda m: m.Size([2, "3"]), TypeError, TypeError),
+    (lambda m: m.Size(5), TypeError, TypeError),
+])
+def test_size_refusals(call, cls, tcls):
+    with pytest.raises(cls):
+        call(tl)
+    if tcls is None:
+        call(torch)
+    else:
+        with pytest.raises(tcls):
+            call(torch)
+
+
+def test_size_repeat():
+    assert tl.Size([2, 3]) * 2 == (2, 3, 2, 3)
+    assert type(2 * tl.Size([1])) is tl.Size
+
+
+def test_memory_kind_that_is_no_utf8():
+    p = tl.ExecutionPlan()
+    with pytest.raises(UnicodeEncodeError):
+        p.add_buffer("a", (2,), memory_kind="\udc80")
+    assert p.names == []
