@@ -289,6 +289,16 @@ TABLE = [
                               dtype=D("float64")),
     F("logspace", 0, 1, 5, base=2.0), F("complex", f32, f32),
     F("polar", f32, f32), F("empty_strided", (2, 3), (3, 1)),
+    F("complex", f32, f32, out=T("complex64", (2, 3))),
+    F("polar", f32, f32, out=T("complex64", (2, 3))),
+    F("empty_strided", (2, 3), (3, 1), dtype=D("float64"), device="cpu"),
+    F("linspace", 0.0, 1.0, 3, out=T("float32", (3,))),
+    F("linspace", 0, 1, 4, dtype=D("float32"), device="cpu"),
+    F("logspace", 0.0, 1.0, 3, 10.0, out=T("float32", (3,))),
+    F("scatter", f32, 1, idx, src=f32), F("scatter", f32, 1, idx, value=2.0),
+    F("index_add", f32, 1, idx1, T("float32", (2, 2)), alpha=2.0),
+    F("stack", (f32, f32), axis=1), F("cat", [f32, f32], dim=0,
+                                      out=T("float32", (4, 3))),
     M("gather", f32, 1, idx), M("index_select", f32, 0, idx1),
     M("scatter", f32, 1, idx, f32), M("scatter_", f32, 1, idx, 1.0),
     M("scatter_add_", f32, 0, idx, f32),
@@ -645,6 +655,7 @@ DIFFERS = [
     ("min:arg2=*", TypeError, OK, _FLAG),
     ("T.index_put_:arg1=*", TypeError, OK, _SCALAR),
     ("pow:arg0=*", TypeError, OK, _SCALAR),
+    ("scatter*:src=*", TypeError, OK, _SCALAR),
     ("atan2:arg*=*", TypeError, OK, _SCALAR),
     ("where*:arg[12]=*", TypeError, OK, _SCALAR),
     ("*quantile*=bool", OK, TypeError,
@@ -676,7 +687,7 @@ DIFFERS = [
      " 'out= must fit'); PyTorch wants the result dtype here"),
     ("broadcast_shapes:arg*=*", OK, (TypeError, OverflowError),
      "each size must be an int that fits int64"),
-    ("logspace*:base=*", OK, (ValueError, OverflowError),
+    ("logspace*", OK, (ValueError, OverflowError),
      "base must be a positive number"),
     ("tensor*:arg0=huge", OK, OverflowError,
      "Python ints are read as int64, whatever the dtype="),
@@ -1064,3 +1075,78 @@ def test_memory_kind_that_is_no_utf8():
     with pytest.raises(UnicodeEncodeError):
         p.add_buffer("a", (2,), memory_kind="\udc80")
     assert p.names == []
+
+
+class _BadInt(int):
+    """An int whose truth value raises."""
+
+    def __bool__(self):
+        raise ZeroDivisionError("bool() of _BadInt")
+
+
+# (call, our class, PyTorch's class or None where PyTorch accepts, reason
+# where they differ)
+REDUCE_CASES = [
+    (lambda m, x: m.sum(x, dim=(0,) * 65), IndexError, RuntimeError,
+     "more dims than a tensor can have (PyTorch: repeated dim)"),
+    (lambda m, x: m.sum(x, dim=(0, True)), TypeError, None,
+     "a bool in a dim tuple is refused (PyTorch reads it as 1)"),
+    (lambda m, x: m.sum(x, dim=(0, 2 ** 70)), OverflowError, TypeError,
+     "DESIGN.md: an int that does not fit int64 is an OverflowError"),
+    (lambda m, x: m.sum(x, 1, keepdim=_BadInt(1)), ZeroDivisionError,
+     TypeError, "keepdim is read by truth value"),
+    (lambda m, x: m.max(x, x, keepdim=True), TypeError, TypeError, ""),
+    (lambda m, x: m.max(x, x, out=1.5), TypeError, TypeError, ""),
+    (lambda m, x: m.max(x, out=1.5), TypeError, TypeError, ""),
+    (lambda m, x: x.min(x, out="x"), TypeError, TypeError, ""),
+    (lambda m, x: m.std(x, True, unbiased=True), TypeError, TypeError, ""),
+    (lambda m, x: m.var(x, unbiased=1), TypeError, TypeError, ""),
+    (lambda m, x: m.std(x, 1, unbiased=True, correction=1), TypeError,
+     TypeError, ""),
+]
+
+
+@pytest.mark.parametrize("case", REDUCE_CASES)
+def test_reduce_refusals(case):
+    call, cls, tcls, _reason = case
+    x = tl.ones(2, 3)
+    with pytest.raises(cls) as ei:
+        call(tl, x)
+    assert ei.type is not SystemError and str(ei.value)
+    assert x._version == 0
+    if tcls is None:
+        call(torch, torch.ones(2, 3))
+    else:
+        with pytest.raises(tcls):
+            call(torch, torch.ones(2, 3))
+
+
+def test_index_add_alpha_does_not_hide_a_dtype_mismatch():
+    # Regression: with alpha, source * alpha promoted an int64 source to
+    # self's float32 and the call was accepted; without alpha it is
+    # refused, as in PyTorch.
+    x = tl.zeros(2, 3)
+    src = tl.ones(2, 2, dtype=tl.int64)
+    for kw in ({}, {"alpha": 2.0}, {"alpha": 2}):
+        with pytest.raises(TypeError, match="float32.*int64"):
+            tl.index_add(x, 1, tl.tensor([0, 1]), src, **kw)
+        with pytest.raises(TypeError, match="same scalar type"):
+            x.index_add_(1, tl.tensor([0, 1]), src, **kw)
+        with pytest.raises(RuntimeError):
+            torch.zeros(2, 3).index_add_(1, torch.tensor([0, 1]),
+                                         torch.ones(2, 2, dtype=torch.int64),
+                                         **kw)
+    assert x._version == 0 and not x.any()
+    # Same dtypes still scale.
+    r = tl.index_add(x, 1, tl.tensor([0, 2]), tl.ones(2, 2), alpha=2.0)
+    assert r.tolist() == [[2.0, 0.0, 2.0]] * 2
+
+
+def test_device_true_is_not_cuda_1():
+    # Regression: a bool device was read as the int 1, cuda:1.
+    for call in (lambda m: m.zeros(2, device=True),
+                 lambda m: m.linspace(0, 1, 3, device=False)):
+        with pytest.raises(TypeError, match="bool"):
+            call(tl)
+        with pytest.raises(TypeError):
+            call(torch)

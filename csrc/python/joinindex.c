@@ -458,6 +458,17 @@ static PyObject *do_scatter(tl_mstate *st, PyObject *self, PyObject **a,
         return NULL;
     }
     tl_tensor_impl *scaled = NULL, *dst = NULL;
+    if (has_alpha && src->dtype != t->dtype) {
+        /* Refused before scaling: source * alpha could promote an int64
+         * source to self's float dtype and slip past the core's check,
+         * so index_add(f32, ..., i64, alpha=2.0) was accepted while the
+         * same call without alpha is refused. */
+        tl_error(TL_ERR_TYPE, "%s(): self (%s) and source (%s) must have "
+                 "the same scalar type", fname,
+                 tl_dtype_info_of((tl_dtype)t->dtype)->name,
+                 tl_dtype_info_of((tl_dtype)src->dtype)->name);
+        return tl_py_raise(st);
+    }
     if (has_alpha && !(alpha.kind != TL_KIND_COMPLEX && alpha.kind !=
                        TL_KIND_FLOAT && alpha.v.i == 1)) {
         tl_tensor_impl *at = tl_scalar_to_tensor(&alpha);
@@ -467,7 +478,7 @@ static PyObject *do_scatter(tl_mstate *st, PyObject *self, PyObject **a,
         if (!prod) {
             return tl_py_raise(st);
         }
-        if (prod->dtype != t->dtype && src->dtype == t->dtype) {
+        if (prod->dtype != t->dtype) {
             tl_tensor_decref(prod);
             tl_error(TL_ERR_TYPE, "%s(): alpha of this type cannot be "
                      "applied to a %s source", fname,

@@ -196,7 +196,9 @@ int tl_py_parse_device(tl_mstate *st, PyObject *o, tl_device *out)
         }
         return 0;
     }
-    if (PyLong_Check(o)) {
+    /* (Not a bool: device=True was cuda:1, where PyTorch and DESIGN.md's
+     * classes give a TypeError.) */
+    if (PyLong_Check(o) && !PyBool_Check(o)) {
         long i = PyLong_AsLong(o);
         if (i == -1 && PyErr_Occurred()) {
             return -1;
