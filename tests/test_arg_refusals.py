@@ -200,6 +200,7 @@ TABLE = [
     M("to", f32, D("float64")), M("to", f32, "cpu", dtype=D("int32")),
     M("to", f32, dtype=D("float64"), copy=True),
     M("to", f32, f32), M("float", i64), M("long", f32),
+    M("to", f32, D("float64"), non_blocking=False),
     # sortscan.c
     F("cumsum", f32, 1), F("cumsum", f32, dim=0, dtype=D("float64")),
     F("cumprod", f32, 1), F("logcumsumexp", f32, 0),
@@ -649,7 +650,7 @@ DIFFERS = [
     *[(f"*:{flag}=*", TypeError, OK, _FLAG) for flag in (
         "descending", "stable", "keepdim", "largest", "sorted", "right",
         "out_int32", "return_inverse", "return_counts", "force", "copy",
-        "as_tuple")],
+        "as_tuple", "non_blocking")],
     ("T.multinomial:arg1=*", TypeError, OK, _FLAG),
     ("kthvalue:arg3=*", TypeError, OK, _FLAG),
     ("min:arg2=*", TypeError, OK, _FLAG),
@@ -660,7 +661,7 @@ DIFFERS = [
     ("where*:arg[12]=*", TypeError, OK, _SCALAR),
     ("*quantile*=bool", OK, TypeError,
      "q=True is refused: q must be a float, a sequence or a tensor"),
-    ("T.to:arg0=*", OK, TypeError,
+    ("T.to*:arg0=*", OK, TypeError,
      "to()'s positionals are a dtype, a device or a tensor; PyTorch also "
      "takes other overloads' positionals (non_blocking, ...)"),
     ("T.to*:arg0=*", TypeError, OK,
@@ -1150,3 +1151,22 @@ def test_device_true_is_not_cuda_1():
             call(tl)
         with pytest.raises(TypeError):
             call(torch)
+
+
+@pytest.mark.parametrize("call, cls", [
+    (lambda m, x: x.div_(2, out=x), TypeError),
+    (lambda m, x: x.neg_(out=x), TypeError),
+    (lambda m, x: x.round_(out=x), TypeError),
+    (lambda m, x: x.clone(memory_format=m.channels_last), ValueError),
+    (lambda m, x: x.fill_(m.ones(2)), ValueError),
+])
+def test_in_place_and_clone_refusals(call, cls):
+    x = tl.zeros(3)
+    with pytest.raises(cls) as ei:
+        call(tl, x)
+    assert str(ei.value)
+    assert x._version == 0 and not x.any()
+    # PyTorch's class: TypeError, or RuntimeError for the shape problems
+    # (ShapeError is one).
+    with pytest.raises(TypeError if cls is TypeError else RuntimeError):
+        call(torch, torch.zeros(3))
