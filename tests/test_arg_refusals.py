@@ -1170,3 +1170,11 @@ def test_in_place_and_clone_refusals(call, cls):
     # (ShapeError is one).
     with pytest.raises(TypeError if cls is TypeError else RuntimeError):
         call(torch, torch.zeros(3))
+
+
+def test_array_copy_flag_that_raises():
+    t = tl.ones(3)
+    with pytest.raises(ZeroDivisionError):
+        t.__array__(copy=_BadBool())
+    assert t._version == 0      # (PyTorch's __array__ has no copy=)
+    np.testing.assert_array_equal(t.__array__(copy=True), np.ones(3))
