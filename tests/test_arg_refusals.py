@@ -1178,3 +1178,28 @@ def test_array_copy_flag_that_raises():
         t.__array__(copy=_BadBool())
     assert t._version == 0      # (PyTorch's __array__ has no copy=)
     np.testing.assert_array_equal(t.__array__(copy=True), np.ones(3))
+
+
+class _BadFloat:
+    """A number whose float() raises."""
+
+    def __float__(self):
+        raise ZeroDivisionError("float() of _BadFloat")
+
+
+# DESIGN.md: what does not fit int64 is an OverflowError; PyTorch raises
+# RuntimeError ("invalid size, possible overflow?").
+@pytest.mark.parametrize("call, cls, tcls", [
+    (lambda m: m.arange(0.0, 1e19, 1e18, dtype=m.int64), OverflowError,
+     RuntimeError),
+    (lambda m: m.arange(-1e19, 0, dtype=m.int64), OverflowError,
+     RuntimeError),
+    (lambda m: m.arange(0, 1e300, 1.0), OverflowError, RuntimeError),
+    (lambda m: m.arange(_BadFloat()), ZeroDivisionError, TypeError),
+    (lambda m: m.arange(0, _BadFloat()), ZeroDivisionError, TypeError),
+])
+def test_arange_refusals(call, cls, tcls):
+    with pytest.raises(cls):
+        call(tl)
+    with pytest.raises(tcls):
+        call(torch)
