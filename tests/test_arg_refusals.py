@@ -1203,3 +1203,26 @@ def test_arange_refusals(call, cls, tcls):
         call(tl)
     with pytest.raises(tcls):
         call(torch)
+
+
+# (call, our class, PyTorch's class): ShapeError is a RuntimeError, as
+# PyTorch's; a chunk count past int32 is an OverflowError (DESIGN.md)
+# where PyTorch fails its allocation.
+@pytest.mark.parametrize("call, cls, tcls", [
+    (lambda m: m.movedim(m.zeros(2, 3), (0, 1), (0,)), RuntimeError,
+     RuntimeError),
+    (lambda m: m.split(m.zeros(6), [2, -1, 5]), RuntimeError, RuntimeError),
+    (lambda m: m.zeros(0).chunk(2 ** 40), OverflowError, RuntimeError),
+    (lambda m: m.broadcast_tensors(5), TypeError, TypeError),
+])
+def test_view_refusals(call, cls, tcls):
+    with pytest.raises(cls) as ei:
+        call(tl)
+    assert str(ei.value)
+    with pytest.raises(tcls):
+        call(torch)
+
+
+def test_chunk_of_an_empty_dim():
+    got = [c.shape for c in tl.zeros(0).chunk(3)]
+    assert got == [tuple(c.shape) for c in torch.zeros(0).chunk(3)]
