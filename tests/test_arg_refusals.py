@@ -1226,3 +1226,28 @@ def test_view_refusals(call, cls, tcls):
 def test_chunk_of_an_empty_dim():
     got = [c.shape for c in tl.zeros(0).chunk(3)]
     assert got == [tuple(c.shape) for c in torch.zeros(0).chunk(3)]
+
+
+def test_index_refusals():
+    t = tl.arange(6.0)
+    with tl.workspace(4096) as ws:
+        stale = ws.zeros(2, dtype=tl.int64)
+    with pytest.raises(RuntimeError, match="workspace was reset"):
+        t[stale]
+    with pytest.raises(RuntimeError, match="workspace was reset"):
+        t[stale] = 1.0
+    ro = tl._C._readonly_view(t)
+    with pytest.raises(ValueError, match="read-only"):
+        ro[1:3] = 5.0
+    # DESIGN.md: an int that fits no integer dtype is an OverflowError
+    # (PyTorch: ValueError / OverflowError from its own conversions).
+    with pytest.raises(OverflowError, match="too large"):
+        t[0] = 2 ** 70
+    with pytest.raises(OverflowError, match="too small"):
+        tl.add(t, -2 ** 70)
+    with pytest.raises(OverflowError):
+        torch.add(torch.arange(6.0), -2 ** 70)
+    # A list index holding a str is a wrong type (PyTorch: IndexError).
+    with pytest.raises(TypeError, match="str"):
+        t[[1, "a"]]
+    assert t._version == 0 and t.tolist() == [0.0, 1, 2, 3, 4, 5]
