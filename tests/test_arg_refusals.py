@@ -793,7 +793,7 @@ def _entry_id(e):
 
 
 @pytest.mark.parametrize("entry", TABLE, ids=[_entry_id(e) for e in TABLE])
-def test_refusals(entry):
+def test_refusals(entry, restore_globals):
     problems = []
     for label, a, kw in variants(entry):
         if label not in entry.skip:
@@ -801,7 +801,22 @@ def test_refusals(entry):
     assert not problems, "\n".join(problems)
 
 
-def test_tables_current():
+@pytest.fixture
+def restore_globals():
+    """Accepted variants of set_num_threads, manual_seed and
+    _set_allocator change process state: put it back."""
+    threads, rng = tl.get_num_threads(), tl.get_rng_state()
+    t_threads, t_rng = torch.get_num_threads(), torch.get_rng_state()
+    alloc = tl._C._allocator_name("cpu")
+    yield
+    tl.set_num_threads(threads)
+    tl.set_rng_state(rng)
+    torch.set_num_threads(t_threads)
+    torch.set_rng_state(t_rng)
+    tl._C._set_allocator("default", alloc)
+
+
+def test_tables_current(restore_globals):
     """Every EXCEPTIONS and DIFFERS row still matches a case: a row whose
     difference is gone must go too."""
     _used.clear()
