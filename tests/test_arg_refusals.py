@@ -35,7 +35,16 @@ import pytest
 
 import tensorlib as tl
 
-torch = pytest.importorskip("torch")
+try:
+    import torch
+except ImportError:   # the autouse fixture below skips (or fails in CI)
+    torch = None
+
+
+@pytest.fixture(autouse=True)
+def _needs_torch(torch):
+    """Every test compares with PyTorch: conftest's torch fixture skips
+    without it, or fails where CI requires it."""
 
 # ---- operand specs -------------------------------------------------------------------
 
