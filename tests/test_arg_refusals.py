@@ -1275,3 +1275,30 @@ def test_index_refusals():
     with pytest.raises(TypeError, match="str"):
         t[[1, "a"]]
     assert t._version == 0 and t.tolist() == [0.0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("name", [
+    "_lapack_getrf", "_lapack_getrs", "_lapack_getri", "_lapack_potrf",
+    "_lapack_geqrf", "_lapack_orgqr", "_lapack_syevd", "_lapack_gesdd",
+    "_lapack_geev", "_lapack_gelsd", "_lapack_trtrs", "_lapack_copy",
+])
+def test_lapack_helpers_count_their_tensors(name):
+    f = getattr(tl._C, name)
+    with pytest.raises(TypeError, match=name):
+        f()
+    with pytest.raises(TypeError, match=name):
+        f(*[object()] * 6)
+
+
+def test_lapack_helper_defaults_and_core_errors():
+    C = tl._C
+    a = tl.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=tl.float64)
+    lu, piv = C._lapack_copy(a), tl.zeros(2, dtype=tl.int64)
+    info = tl.zeros(1, dtype=tl.int64)
+    C._lapack_getrf(lu, piv, info)
+    x = C._lapack_copy(tl.tensor([[3.0], [4.0]], dtype=tl.float64))
+    C._lapack_getrs(lu, piv, x, info)          # trans defaults to 'N'
+    np.testing.assert_allclose(x.numpy().ravel(),
+                               np.linalg.solve(a.numpy(), [3.0, 4.0]))
+    with pytest.raises(TypeError, match="int64"):   # the core's refusal
+        C._lapack_getrf(C._lapack_copy(a), tl.zeros(2, dtype=tl.int32), info)
