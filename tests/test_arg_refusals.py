@@ -1302,3 +1302,39 @@ def test_lapack_helper_defaults_and_core_errors():
                                np.linalg.solve(a.numpy(), [3.0, 4.0]))
     with pytest.raises(TypeError, match="int64"):   # the core's refusal
         C._lapack_getrf(C._lapack_copy(a), tl.zeros(2, dtype=tl.int32), info)
+
+
+# (call, our class, PyTorch's class, reason where they differ)
+SORTSCAN_CASES = [
+    (lambda m: m.sort(m.ones(3), descending=_BadInt(1)), ZeroDivisionError,
+     TypeError, "flags are read by truth value"),
+    (lambda m: m.median(m.ones(3), keepdim=True), TypeError, TypeError, ""),
+    (lambda m: m.searchsorted(m.arange(3.0), m.ones(2), side="middle"),
+     ValueError, RuntimeError, "DESIGN.md: a bad value is a ValueError"),
+    # Regression: a side that is not a str raised ValueError.
+    (lambda m: m.searchsorted(m.arange(3.0), m.ones(2), side=1), TypeError,
+     TypeError, ""),
+    (lambda m: m.searchsorted(m.zeros(2, 3), 1.0), RuntimeError,
+     RuntimeError, ""),
+    (lambda m: m.bucketize(m.ones(2), m.arange(3.0), out_int32="x"),
+     TypeError, TypeError, ""),
+    (lambda m: m.count_nonzero(m.ones(3), dim=(0,) * 65), IndexError,
+     RuntimeError, "more dims than a tensor can have"),
+    (lambda m: m.searchsorted(m.arange(3.0), m.ones(2), sorter=5),
+     TypeError, TypeError, ""),
+]
+
+
+@pytest.mark.parametrize("case", SORTSCAN_CASES)
+def test_sortscan_refusals(case):
+    call, cls, tcls, _reason = case
+    with pytest.raises(cls) as ei:
+        call(tl)
+    assert str(ei.value)
+    with pytest.raises(tcls):
+        call(torch)
+
+
+def test_private_logsumexp_needs_a_dim():
+    with pytest.raises(TypeError, match="dim"):
+        tl._C._logsumexp(tl.ones(3))

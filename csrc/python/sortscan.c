@@ -871,7 +871,14 @@ static int parse_side(PyObject *side, PyObject *righto, bool *right,
     if (!side || side == Py_None) {
         return 0;
     }
-    const char *s = PyUnicode_Check(side) ? PyUnicode_AsUTF8(side) : NULL;
+    if (!PyUnicode_Check(side)) {
+        /* A wrong type is a TypeError (DESIGN.md), as PyTorch's; only an
+         * unknown name is a bad value. */
+        PyErr_Format(PyExc_TypeError, "%s(): side must be a str, not "
+                     "%.100s", fname, Py_TYPE(side)->tp_name);
+        return -1;
+    }
+    const char *s = PyUnicode_AsUTF8(side);
     if (!s || (strcmp(s, "left") != 0 && strcmp(s, "right") != 0)) {
         if (!PyErr_Occurred()) {
             PyErr_Format(PyExc_ValueError, "%s(): side can only be 'left' "
