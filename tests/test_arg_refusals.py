@@ -1231,20 +1231,23 @@ def test_arange_refusals(call, cls, tcls):
 
 # (call, our class, PyTorch's class): ShapeError is a RuntimeError, as
 # PyTorch's; a chunk count past int32 is an OverflowError (DESIGN.md)
-# where PyTorch fails its allocation.
+# where PyTorch fails its allocation (None: not run through PyTorch, whose
+# chunk(2**40) asks operator new for 8 TB of chunk handles, which the
+# sanitizer build's allocator aborts on instead of throwing).
 @pytest.mark.parametrize("call, cls, tcls", [
     (lambda m: m.movedim(m.zeros(2, 3), (0, 1), (0,)), RuntimeError,
      RuntimeError),
     (lambda m: m.split(m.zeros(6), [2, -1, 5]), RuntimeError, RuntimeError),
-    (lambda m: m.zeros(0).chunk(2 ** 40), OverflowError, RuntimeError),
+    (lambda m: m.zeros(0).chunk(2 ** 40), OverflowError, None),
     (lambda m: m.broadcast_tensors(5), TypeError, TypeError),
 ])
 def test_view_refusals(call, cls, tcls):
     with pytest.raises(cls) as ei:
         call(tl)
     assert str(ei.value)
-    with pytest.raises(tcls):
-        call(torch)
+    if tcls is not None:
+        with pytest.raises(tcls):
+            call(torch)
 
 
 def test_chunk_of_an_empty_dim():
