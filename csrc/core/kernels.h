@@ -17,19 +17,12 @@
 #include "tensorlib/iter.h"
 #include "tensorlib/ops.h"
 
-/* Kernels are compiled with the vectoriser on (gcc's -O2 keeps it at the
- * "very cheap" cost model, which leaves loops of unknown trip count
- * scalar), without errno from libm (so sqrt vectorises) and without
- * trapping math (so float compare-and-select becomes a blend; no value
- * changes, only floating-point exception flags, which tensorlib never
- * reads).  Kernel files put TL_KERNEL_OPTIMIZE after their includes. */
+/* TL_IVDEP: the loop carries no dependence through memory (an output may
+ * equal an input exactly).  The kernel files' optimisation options are
+ * kernel_optimize.h's, included before every other header. */
 #if defined(__GNUC__) && !defined(__clang__)
-/* (One string: _Pragma takes a single literal, hence the long line.) */
-#define TL_KERNEL_OPTIMIZE                                                  \
-    _Pragma("GCC optimize(\"O3\", \"no-math-errno\", \"no-trapping-math\", \"vect-cost-model=dynamic\")")
 #define TL_IVDEP _Pragma("GCC ivdep")
 #else
-#define TL_KERNEL_OPTIMIZE
 #define TL_IVDEP
 #endif
 

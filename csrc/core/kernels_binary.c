@@ -3,12 +3,12 @@
  * tl_iter_loop2d over (out, a, b) with fast paths for contiguous rows and
  * for a stride-0 (scalar) operand; the iterator guarantees aligned data in
  * the loop's dtypes and no partial overlap.  No allocation here. */
+#include "kernel_optimize.h" /* first of all: see its Note */
+
 #include <stdint.h>
 
 #include "kernels.h"
 #include "vecmath.h"
-
-TL_KERNEL_OPTIMIZE
 
 /* ---- the loop shape ------------------------------------------------------
  * BIN_LOOP(NAME, T, OT, SETUP, F): out[i] = F(a[i], b[i]) with a, b of type

@@ -2,6 +2,8 @@
  * the copy loops built on them (contiguous rows, cache-blocked transposed
  * tiles) and the fill loop.  Pure loops over memory the iterator handed
  * over: no allocation, no tensor metadata. */
+#include "kernel_optimize.h" /* first of all: see its Note */
+
 #include <stdint.h>
 
 #include "float8.h"
@@ -18,8 +20,6 @@
 #define COPY_FOR_EACH_DTYPE_WITH(X, S)                                      \
     TL_FOR_EACH_DTYPE_WITH(X, S) X(S, f8e4, FLOAT8_E4M3FN)                  \
     X(S, f8e5, FLOAT8_E5M2)
-
-TL_KERNEL_OPTIMIZE
 
 /* Note [Element conversions]
  * CV(S, D, x) converts one value of dtype S to dtype D.  The rules:

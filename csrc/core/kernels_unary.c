@@ -2,12 +2,12 @@
  * and dtype) and of the ternary ones, where and clamp.  Loops over memory
  * the iterator handed over (aligned, in the loop's dtypes, no partial
  * overlap); no allocation. */
+#include "kernel_optimize.h" /* first of all: see its Note */
+
 #include <stdint.h>
 
 #include "kernels.h"
 #include "vecmath.h"
-
-TL_KERNEL_OPTIMIZE
 
 /* UN_LOOP(NAME, T, OT, F): out[i] = F(a[i]); a contiguous (or in-place:
  * out == a exactly) row takes a vectorisable loop. */

@@ -6,14 +6,14 @@
  * accumulated row by row with vectorisable inner loops: the layout of a
  * sum over dim 0 of a C-contiguous matrix).  See Note [Reduction
  * accumulators] in reduce_impl.h for what each family keeps. */
+#include "kernel_optimize.h" /* first of all: see its Note */
+
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
 
 #include "kernels.h"
 #include "reduce_impl.h"
-
-TL_KERNEL_OPTIMIZE
 
 /* Note [Summation accuracy]
  * - Rows (inner reductions): float16/bfloat16 accumulate in float64
@@ -2026,7 +2026,6 @@ static void var_fcols_f32(const char *base, int64_t n, int64_t cs,
 
 DEF_VAR_CPX(c64, float)
 DEF_VAR_CPX(c128, double)
-
 
 /* ---- nansum / nanmean ---------------------------------------------------- */
 

@@ -1119,15 +1119,18 @@ TL_SM_DEF_CTESTS(c128, tl_sm_c128)
  * logaddexp/logaddexp2 are NumPy's (equal arguments give x + log 2, so
  * inf + inf stays inf); xlogy is PyTorch's (0 * log(y) is 0 unless y is
  * NaN); ldexp(x, e) scales by 2**e exactly for an integral e (PyTorch
- * accepts any e: x * 2**e); fmax/fmin ignore one NaN (C's fmax);
- * heaviside gives `other` at 0 and keeps a NaN input. */
+ * accepts any e: x * 2**e); fmax/fmin ignore one NaN as C's fmax does,
+ * written as selects that vectorise (a libm call per element did not:
+ * 1.9 ns per float against NumPy's 0.12), with glibc's answers for
+ * equal operands (the second one: fmax(-0.0, +0.0) is +0.0, as x86's
+ * maxsd gives it); heaviside gives `other` at 0 and keeps a NaN input. */
 #define TL_SM_DEF_F2(N, T, SFX, LN2)                                        \
     TL_HD T tl_sm_atan2_##N(T a, T b) { return atan2##SFX(a, b); }          \
     TL_HD T tl_sm_hypot_##N(T a, T b) { return hypot##SFX(a, b); }          \
     TL_HD T tl_sm_copysign_##N(T a, T b) { return copysign##SFX(a, b); }    \
     TL_HD T tl_sm_nextafter_##N(T a, T b) { return nextafter##SFX(a, b); }  \
-    TL_HD T tl_sm_fmax_##N(T a, T b) { return fmax##SFX(a, b); }            \
-    TL_HD T tl_sm_fmin_##N(T a, T b) { return fmin##SFX(a, b); }            \
+    TL_HD T tl_sm_fmax_##N(T a, T b) { return a > b || b != b ? a : b; }    \
+    TL_HD T tl_sm_fmin_##N(T a, T b) { return a < b || b != b ? a : b; }    \
     TL_HD T tl_sm_fmod_##N(T a, T b) { return fmod##SFX(a, b); }            \
     TL_HD T tl_sm_logaddexp_##N(T a, T b)                                   \
     {                                                                       \

@@ -3,6 +3,8 @@
  * stable (the row maximum is subtracted before exp), rows threaded,
  * float32 exp vectorised (Note [softmax exp]).  The three share the row
  * loops: logsumexp is softmax's first two passes, max + log(sum). */
+#include "kernel_optimize.h" /* first of all: see its Note */
+
 #include <math.h>
 #include <string.h>
 
@@ -12,8 +14,6 @@
 #include "tensorlib/ops.h"
 #include "tensorlib/view.h"
 #include "vecmath.h"
-
-TL_KERNEL_OPTIMIZE /* the float32 loops vectorise, AVX2 where the CPU has it */
 
 /* Note [softmax exp]
  * x - max is <= 0 (or -inf) in every row that reaches these loops: rows

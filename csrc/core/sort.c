@@ -4,6 +4,8 @@
  * order keys (ss_make_keys: NaN above +inf, -0 equal to +0) with the
  * element's index as tie-break, so results are unique and do not depend
  * on the thread count (Note [Sort paths]). */
+#include "kernel_optimize.h" /* first of all: see its Note */
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +16,6 @@
 #include "sortscan_impl.h"
 #include "tensorlib/ops.h"
 #include "tensorlib/view.h"
-
-TL_KERNEL_OPTIMIZE /* the key loops vectorise (any_below, the histograms) */
 
 /* Note [Sort paths]
  * sort: each row's keys and indices are sorted by a stable LSD radix

@@ -2,6 +2,8 @@
  * softmax.c share (csrc/core/sortscan_impl.h): row layouts, out= checks
  * and commits, order keys, the stable (key, index) radix sort, scratch
  * memory and the parallel driver. */
+#include "kernel_optimize.h" /* first of all: see its Note */
+
 #include <string.h>
 
 #include "device_impl.h"
@@ -15,7 +17,6 @@
 
 /* The key loops (make, invert, histogram, scatter) are kernels: the
    vectoriser on, as in the elementwise kernels. */
-TL_KERNEL_OPTIMIZE
 
 int ss_rows_init(ss_rows *R, tl_tensor_impl *a, int64_t dim, tl_dtype dt)
 {
