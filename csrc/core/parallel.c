@@ -56,6 +56,8 @@ static struct {
     int active;
     atomic_llong next;
     atomic_llong pending;
+    atomic_int awake; /* workers not asleep on work_cv (Note [Cold pool]) */
+    atomic_llong last_cold_ns; /* a small job's time while all slept */
 } pool = {
     .mu = PTHREAD_MUTEX_INITIALIZER,
     .job_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -79,6 +81,25 @@ static struct {
  * [Thread pool] is unchanged.  The cost: an idle worker burns up to
  * TL_SPIN_NS of CPU after each parallel loop. */
 #define TL_SPIN_NS 100000
+
+/* Note [Cold pool]
+ * Waking a worker asleep on work_cv costs the caller about 10 us here (the
+ * broadcast's futex call 6 us, and with mu still held, the woken worker's
+ * hand-off 4 more), and the worker starts its share only about 65 us after
+ * the broadcast (a two-thread C program, median of 200 wakes, 2-vCPU VM).
+ * So a loop of less than about 16 shares -- 16 grains, some 64 us of work
+ * with the grains of Note [Grain per op] -- gains nothing from waking it:
+ * the caller runs every share itself before the worker arrives, and pays
+ * the 10 us (an isolated add of 2^16 floats: 10.6 us on one thread, 18.9
+ * with the wake).  tl_parallel_for therefore runs such a loop on the
+ * calling thread when no worker is awake, unless another such loop came
+ * less than TL_COLD_WINDOW_NS before: a run of back-to-back loops wakes the
+ * workers once, and they then stay awake through the spinning of Note
+ * [Spin before sleeping] (so a timing loop of 2^16-element adds still takes
+ * both threads).  The job's broadcast also comes after mu is released, so
+ * a woken worker does not wait for the caller's unlock. */
+#define TL_COLD_SHARES 16
+#define TL_COLD_WINDOW_NS 1000000
 
 static inline void cpu_relax(void)
 {
@@ -195,6 +216,7 @@ static void fork_child(void)
     pool.cap = 0;
     pool.active = 0;
     pool.open = false;
+    atomic_store(&pool.awake, 0);
     atomic_store(&pool.pending, 0);
     pthread_cond_init(&pool.work_cv, NULL);
     pthread_cond_init(&pool.done_cv, NULL);
@@ -242,6 +264,7 @@ static void *worker_main(void *arg)
 {
     const int id = (int)(intptr_t)arg;
     in_region = 1;
+    atomic_fetch_add(&pool.awake, 1);
     pthread_mutex_lock(&pool.mu);
     uint64_t seen = pool.generation;
     for (;;) {
@@ -251,8 +274,12 @@ static void *worker_main(void *arg)
             spin_while(no_new_job, seen);
             pthread_mutex_lock(&pool.mu);
         }
-        while (pool.generation == seen) {
-            pthread_cond_wait(&pool.work_cv, &pool.mu);
+        if (pool.generation == seen) {
+            atomic_fetch_sub(&pool.awake, 1); /* Note [Cold pool] */
+            while (pool.generation == seen) {
+                pthread_cond_wait(&pool.work_cv, &pool.mu);
+            }
+            atomic_fetch_add(&pool.awake, 1);
         }
         seen = pool.generation;
         if (!pool.open || id >= pool.want) {
@@ -327,8 +354,10 @@ static bool pool_run(int nthreads, int64_t ntasks,
     atomic_store(&pool.pending, ntasks);
     pool.open = true;
     __atomic_store_n(&pool.generation, pool.generation + 1, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&pool.work_cv);
     pthread_mutex_unlock(&pool.mu);
+    /* After the unlock (Note [Cold pool]): a sleeper re-checks generation
+     * under mu, so none misses the job; job_mu keeps fork() away. */
+    pthread_cond_broadcast(&pool.work_cv);
 
     in_region = 1;
     run_tasks(task, ctx, ntasks);
@@ -379,6 +408,16 @@ void tl_parallel_for(int64_t n, int64_t grain,
     int64_t max_parts = grain > 0 ? n / grain + (n % grain != 0) : n;
     if (nt > max_parts) {
         nt = max_parts;
+    }
+    if (nt > 1 && max_parts < TL_COLD_SHARES &&
+        atomic_load(&pool.awake) == 0) {
+        /* Note [Cold pool] */
+        const int64_t t = now_ns();
+        const int64_t prev = atomic_exchange(&pool.last_cold_ns, t);
+        if (t - prev >= TL_COLD_WINDOW_NS) {
+            fn(ctx, 0, n);
+            return;
+        }
     }
     range_job j = {fn, ctx, n, nt};
     if (!pool_run((int)nt, nt, range_task, &j)) {
