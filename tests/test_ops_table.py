@@ -294,3 +294,62 @@ def test_every_row_loops_with_flat_memory():
     assert after["active_bytes"] == stats["active_bytes"]
     assert after["alloc_count"] - stats["alloc_count"] == \
         after["free_count"] - stats["free_count"]
+
+
+GRAINS = {32768, 8192, 2048, 512, 128}
+
+
+@pytest.mark.parametrize("r", OPS, ids=_ids(OPS))
+def test_every_kernel_has_a_measured_grain(r):
+    """Every (op, CPU kernel dtype) has a class in csrc/core/op_grain.h
+    (benchmarks/grain.py writes it): a new op, or a new kernel dtype,
+    fails here until the script has measured it."""
+    assert set(r["grain"]) == set(r["cpu_kernels"]), r["name"]
+    bad = {d: g for d, g in r["grain"].items() if g not in GRAINS}
+    assert not bad, (r["name"], bad,
+                     "rerun python benchmarks/grain.py")
+
+
+def test_grain_follows_the_cost():
+    """The classes order the ops by their cost: a memory-bound op keeps the
+    default grain, a transcendental one splits sooner, and float16 takes
+    float32's class (it computes in float32)."""
+    add, sin = BY_PY["add"]["grain"], BY_PY["sin"]["grain"]
+    assert add["float32"] == add["int64"] == 32768
+    assert sin["float32"] < add["float32"]
+    assert sin["float64"] <= sin["float32"]
+    assert sin["complex128"] <= sin["float64"]
+    assert _C._op_table() is not ROWS  # a fresh list each call
+
+
+@pytest.mark.parametrize("name,dt", [("sin", tl.float32), ("exp", tl.float64),
+                                     ("erfinv", tl.float32),
+                                     ("atan2", tl.float64),
+                                     ("asinh", tl.complex64),
+                                     ("add", tl.float32)])
+def test_results_do_not_depend_on_the_split(name, dt):
+    """Around the op's grain (one share, two, odd remainders, a strided
+    view), the result on every thread count is the one-thread result,
+    bit for bit."""
+    r = BY_PY[name]
+    g = r["grain"][str(dt).replace("tensorlib.", "")]
+    before = tl.get_num_threads()
+    try:
+        for n in (g - 1, g, g + 1, 2 * g, 2 * g + 3, 5 * g + 7):
+            x = (tl.arange(2 * n, dtype=tl.float64) % 97 / 101 + 0.2)
+            x = x.to(dt)[::2]
+            y = x.flip(0)
+            f = getattr(tl, name)
+            args = (x,) if r["kind"] == "unary" else (x, y)
+            tl.set_num_threads(1)
+            want = f(*args).numpy()
+            for nt in (2, 3):
+                tl.set_num_threads(nt)
+                got = f(*args).numpy()
+                assert got.tobytes() == want.tobytes(), (name, dt, n, nt)
+                out = tl.empty(n, dtype=want.dtype.name if
+                               want.dtype.name != "bool" else tl.bool)
+                f(*args, out=out)
+                assert out.numpy().tobytes() == want.tobytes()
+    finally:
+        tl.set_num_threads(before)

@@ -766,6 +766,7 @@ static int build(tl_iter *it, const tl_iter_config *c)
     it->ntensors = c->noutputs + c->ninputs;
     it->noutputs = c->noutputs;
     it->is_reduction = c->is_reduction;
+    it->grain = c->grain > 0 ? c->grain : TL_ITER_GRAIN;
     it->fast_setup = false;
     it->no_buffering = false;
     it->perm_ndim = 0;

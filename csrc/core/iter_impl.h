@@ -44,6 +44,7 @@ struct tl_iter {
     int16_t common_dtype;
     tl_device device;
     int64_t numel;
+    int64_t grain;               /* tl_iter_config.grain, 0 made default */
     /* Iteration shape, fastest first. */
     int64_t shape[TL_MAX_DIMS];
     /* The broadcast shape, in tensor dim order. */

@@ -266,7 +266,8 @@ int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx)
     /* A reduction's threads would share output elements: serial here
      * (reductions split into fixed chunks themselves, see
      * tl_parallel_chunks). */
-    if (it->numel < TL_ITER_GRAIN || it->is_reduction) {
+    const int64_t grain = it->grain;
+    if (it->numel <= grain || it->is_reduction) {
         return tl_iter_serial_for_each(it, loop, ctx, 0, it->numel);
     }
     /* Keep every operand's memory alive while the loop runs, even if the
@@ -284,7 +285,7 @@ int tl_iter_for_each(tl_iter *it, tl_iter_loop2d loop, void *ctx)
     const bool release = !tl_iter_building();
     void *token = release ? tl_parallel_release() : NULL;
     range_ctx r = {it, loop, ctx};
-    tl_parallel_for(it->numel, TL_ITER_GRAIN, range_fn, &r);
+    tl_parallel_for(it->numel, grain, range_fn, &r);
     if (release) {
         tl_parallel_reacquire(token);
     }

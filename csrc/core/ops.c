@@ -12,6 +12,7 @@
 #include "device_impl.h"
 #include "iter_impl.h"
 #include "kernels.h"
+#include "op_grain.h"
 #include "shape.h"
 
 /* ---- the op table ------------------------------------------------------
@@ -127,6 +128,63 @@ int tl_op_unary_has_kernel(int op, tl_dtype dt)
 int tl_op_binary_has_kernel(int op, tl_dtype dt)
 {
     return tl_binary_kernel_get(op, dt) != NULL;
+}
+
+/* Note [Grain per op]
+ * ~~~~~~~~~~~~~~~~~~~
+ * A thread's share of a loop must cost more than handing it over.  A
+ * worker already spinning (Note [Spin before sleeping] in parallel.c)
+ * takes its share within about 0.5 us here, so shares of 2-8 us of work
+ * nearly halve an op's time on two threads.  One element count cannot
+ * say that for every op: per element, the kernels cost from 0.02 ns
+ * (isnan of int32) through 0.12 (add of float32), 0.45 (exp), 3.7 (tanh
+ * of float64) to 120 ns (asinh of complex64).  With TL_ITER_GRAIN for all,
+ * sin of 2^15 float32 took 25 us on one thread where two take 13.  So
+ * each (op, compute-dtype kind) has the class of its measured cost
+ * (op_grain.h, written by benchmarks/grain.py): grains of 32768, 8192,
+ * 2048, 512 or 128 elements.  float16/bfloat16 take float32's class
+ * (they compute in float32), every integer dtype int32's. */
+static int grain_kind(tl_dtype dt)
+{
+    switch (dt) {
+    case TL_DTYPE_FLOAT16:
+    case TL_DTYPE_BFLOAT16:
+    case TL_DTYPE_FLOAT32:
+        return 1;
+    case TL_DTYPE_FLOAT64:
+        return 2;
+    case TL_DTYPE_COMPLEX64:
+        return 3;
+    case TL_DTYPE_COMPLEX128:
+        return 4;
+    default:
+        return tl_dtype_is_intlike(dt) ? 0 : -1;
+    }
+}
+
+static int64_t grain_of(const char *cls, tl_dtype dt)
+{
+    const int k = grain_kind(dt);
+    if (k < 0 || cls[k] < 'a' || cls[k] > 'e') {
+        return 0;
+    }
+    return (int64_t)32768 >> (2 * (cls[k] - 'a'));
+}
+
+int64_t tl_op_unary_grain(int op, tl_dtype dt)
+{
+    if (op < 0 || op >= TL_UNARY_OP_COUNT || !tl_dtype_valid(dt)) {
+        return 0;
+    }
+    return grain_of(unary_grain[op], dt);
+}
+
+int64_t tl_op_binary_grain(int op, tl_dtype dt)
+{
+    if (op < 0 || op >= TL_BINARY_OP_COUNT || !tl_dtype_valid(dt)) {
+        return 0;
+    }
+    return grain_of(binary_grain[op], dt);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -561,7 +619,7 @@ done:
  * aligned and of the dtype the op computes and returns, or 0-d ones (a
  * Python scalar's wrapped number), no out= -- need none of the iterator:
  * no broadcast beyond the scalars, no buffer, no overlap (the output is
- * fresh), no thread split (below the grain).  tl_op_binary and
+ * fresh), no thread split (at most the op's grain).  tl_op_binary and
  * tl_op_unary try it after every refusal of the general path has run
  * (dtypes, alpha, integer division by zero, negative powers): a 0-d input
  * is converted to the compute dtype as the iterator inlines it, the
@@ -575,7 +633,7 @@ done:
  * iterator's turn. */
 static int same_layout_run(tl_iter_loop2d kernel, void *ctx, int compute,
                            int nin, tl_tensor_impl *const *ins,
-                           tl_tensor_impl **res)
+                           int64_t grain, tl_tensor_impl **res)
 {
     const uint32_t need = TL_FLAG_CONTIGUOUS | TL_FLAG_ALIGNED;
     const tl_tensor_impl *ref = NULL;
@@ -596,7 +654,7 @@ static int same_layout_run(tl_iter_loop2d kernel, void *ctx, int compute,
             return 0;
         }
     }
-    if (!ref || ref->numel == 0 || ref->numel >= TL_ITER_GRAIN) {
+    if (!ref || ref->numel == 0 || ref->numel > grain) {
         return 0;
     }
     for (int k = 0; k < nin; k++) {
@@ -760,13 +818,16 @@ tl_tensor_impl *tl_op_binary(int op, tl_tensor_impl *out, tl_tensor_impl *a,
         }
     }
 
+    const int64_t grain = tl_op_binary_grain(op, (tl_dtype)compute);
     tl_tensor_impl *fast;
     if (!out && result == compute && kdt == compute &&
-        same_layout_run(kernel, &kctx, compute, 2, ab, &fast)) {
+        same_layout_run(kernel, &kctx, compute, 2, ab,
+                        grain > 0 ? grain : TL_ITER_GRAIN, &fast)) {
         return fast; /* Note [Same-layout fast path] */
     }
     tl_iter_config c;
     tl_iter_config_init(&c);
+    c.grain = grain; /* Note [Grain per op] */
     tl_iter_config_add_output(&c, out);
     tl_iter_config_add_input(&c, a);
     tl_iter_config_add_input(&c, b);
@@ -830,13 +891,16 @@ tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out, tl_tensor_impl *a)
                  dname(compute));
         return NULL;
     }
+    const int64_t grain = tl_op_unary_grain(op, (tl_dtype)compute);
     tl_tensor_impl *fast;
     if (!out && result == compute && kdt == compute &&
-        same_layout_run(kernel, NULL, compute, 1, &a, &fast)) {
+        same_layout_run(kernel, NULL, compute, 1, &a,
+                        grain > 0 ? grain : TL_ITER_GRAIN, &fast)) {
         return fast; /* Note [Same-layout fast path] */
     }
     tl_iter_config c;
     tl_iter_config_init(&c);
+    c.grain = grain; /* Note [Grain per op] */
     tl_iter_config_add_output(&c, out);
     tl_iter_config_add_input(&c, a);
     c.static_dtype = compute;

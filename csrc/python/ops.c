@@ -1171,8 +1171,9 @@ static PyObject *op_row_dict(const char *kind, int op, const tl_op_info *r)
         {TL_OPF_HALF_IN_DTYPE, "half_in_dtype"},
     };
     PyObject *d = NULL, *flags = NULL, *set = NULL, *cpu = NULL;
+    PyObject *grain = NULL;
     if (!(flags = PyList_New(0)) || !(set = PyList_New(0)) ||
-        !(cpu = PyList_New(0))) {
+        !(cpu = PyList_New(0)) || !(grain = PyDict_New())) {
         goto fail;
     }
     for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++) {
@@ -1196,22 +1197,30 @@ static PyObject *op_row_dict(const char *kind, int op, const tl_op_info *r)
         if (!n) {
             goto fail;
         }
-        int has = strcmp(kind, "unary") == 0
-                      ? tl_op_unary_has_kernel(op, (tl_dtype)dt)
-                      : tl_op_binary_has_kernel(op, (tl_dtype)dt);
+        const bool unary = strcmp(kind, "unary") == 0;
+        int has = unary ? tl_op_unary_has_kernel(op, (tl_dtype)dt)
+                        : tl_op_binary_has_kernel(op, (tl_dtype)dt);
+        int64_t g = unary ? tl_op_unary_grain(op, (tl_dtype)dt)
+                          : tl_op_binary_grain(op, (tl_dtype)dt);
+        PyObject *gv = has ? PyLong_FromLongLong(g) : NULL;
         if ((tl_op_set_has_dtype(r->set, (tl_dtype)dt) &&
              PyList_Append(set, n) < 0) ||
-            (has && PyList_Append(cpu, n) < 0)) {
+            (has && (!gv || PyList_Append(cpu, n) < 0 ||
+                     PyDict_SetItem(grain, n, gv) < 0))) {
+            Py_XDECREF(gv);
             Py_DECREF(n);
             goto fail;
         }
+        Py_XDECREF(gv);
         Py_DECREF(n);
     }
-    d = Py_BuildValue("{s:s,s:i,s:s,s:s,s:O,s:O,s:s,s:O,s:s,s:s}", "kind",
-                      kind, "id", op, "name", r->name, "py", r->py, "set",
-                      set, "cpu_kernels", cpu, "result", results[r->res],
-                      "flags", flags, "hint", r->hint, "doc", r->doc);
+    d = Py_BuildValue("{s:s,s:i,s:s,s:s,s:O,s:O,s:O,s:s,s:O,s:s,s:s}",
+                      "kind", kind, "id", op, "name", r->name, "py", r->py,
+                      "set", set, "cpu_kernels", cpu, "grain", grain,
+                      "result", results[r->res], "flags", flags, "hint",
+                      r->hint, "doc", r->doc);
 fail:
+    Py_XDECREF(grain);
     Py_XDECREF(flags);
     Py_XDECREF(set);
     Py_XDECREF(cpu);

@@ -29,8 +29,11 @@ TL_EXTERN_C_BEGIN
 /* Most operands one iterator takes (outputs + inputs). */
 #define TL_ITER_MAX_OPERANDS 8
 
-/* Flattened element count above which a loop is split across the thread
- * pool (and above which the GIL-release hooks run). */
+/* The default grain: the element count of one thread's share below which
+ * a loop is not split across the thread pool (and the GIL-release hooks
+ * do not run).  Right for memory-bound loops (add, compare, cast);
+ * tl_iter_config.grain sets another per loop (the elementwise ops take
+ * their measured one: tl_op_unary_grain). */
 #define TL_ITER_GRAIN 32768
 
 /* The kernel's view: a 2-D loop over size1 rows of size0 elements.
@@ -104,6 +107,10 @@ typedef struct tl_iter_config {
      * so the build accepts such a device (when its row is installed).
      * Default false: a non-CPU device is TL_ERR_NOT_IMPLEMENTED. */
     bool device_kernels;
+    /* Elements per thread below which tl_iter_for_each does not split the
+     * loop (each share has at least this many).  Default 0:
+     * TL_ITER_GRAIN. */
+    int64_t grain;
 } tl_iter_config;
 
 typedef struct tl_iter tl_iter;
@@ -124,7 +131,7 @@ TL_API tl_iter *tl_iter_new(const tl_iter_config *c);
 TL_API void tl_iter_free(tl_iter *it);
 
 /* Runs loop over every element, split across the thread pool when the
- * element count is at least TL_ITER_GRAIN (contiguous ranges of the
+ * element count exceeds the config's grain (contiguous ranges of the
  * flattened iteration space; a reduction iterator runs serially, since its
  * threads would share output elements).  Operands needing a dtype cast or
  * alignment fix-up are converted chunk by chunk through small buffers
@@ -228,7 +235,7 @@ TL_API void tl_parallel_chunks(int64_t nchunks,
                                void (*fn)(void *ctx, int64_t chunk),
                                void *ctx);
 
-/* Hooks called around every loop of at least TL_ITER_GRAIN elements, after
+/* Hooks called around every loop split across the pool, after
  * the operands' memory blocks are referenced: release() returns a token
  * that reacquire(token) gets back.  The Python layer releases the GIL here
  * (its hooks must check that the calling thread holds it).  NULL hooks:

@@ -37,8 +37,9 @@
  *   double by vectorised code and rounded once: within 1 ulp of the
  *   correctly rounded result (glibc's expf/logf agree to 1 ulp on every
  *   input).  float64 and complex use libm.
- * - Loops run on up to tl_get_num_threads() threads above TL_ITER_GRAIN
- *   elements; elementwise results do not depend on the thread count.
+ * - Loops run on up to tl_get_num_threads() threads, each share at least
+ *   the op's grain (tl_op_unary_grain: measured per op and dtype kind);
+ *   elementwise results do not depend on the thread count.
  */
 #ifndef TENSORLIB_OPS_H
 #define TENSORLIB_OPS_H
@@ -228,6 +229,14 @@ TL_API const tl_op_info *tl_op_binary_info(int op);
 TL_API int tl_op_unary_has_kernel(int op, tl_dtype dt);
 TL_API int tl_op_binary_has_kernel(int op, tl_dtype dt);
 TL_API int tl_op_set_has_dtype(unsigned set, tl_dtype dt);
+
+/* The threading grain of op computing in dt: the element count of one
+ * thread's share below which its loop stays on one thread (Note
+ * [Grain per op] in ops.c; benchmarks/grain.py measures them).  Returns
+ * it, or 0 for a bad op or a dtype without a measured class (the loop
+ * then takes TL_ITER_GRAIN). */
+TL_API int64_t tl_op_unary_grain(int op, tl_dtype dt);
+TL_API int64_t tl_op_binary_grain(int op, tl_dtype dt);
 
 /* op(a).  Returns: new reference (out when given), or NULL. */
 TL_API tl_tensor_impl *tl_op_unary(int op, tl_tensor_impl *out,
