@@ -207,6 +207,50 @@ static inline void exp_f64(double *v, int64_t n)
     tl_vecmath_unary(TL_VM_EXP, TL_DTYPE_FLOAT64, v, v, n);
 }
 
+#if defined(__GNUC__)
+/* The maximum of a contiguous float64 row (n >= 8) and whether it holds
+ * a NaN, in 4-wide vectors with a NaN mask (the scalar select and NaN
+ * test ran at one element a cycle, 40% of the row).  Multiversioned: in
+ * the SSE2 baseline gcc splits these 32-byte vectors and lowers the
+ * 64-bit compare-and-blend to scalar compares and moves through the
+ * stack, which took half of logsumexp's time over 2^22 float64 (32 ms,
+ * where PyTorch took 11-29).  Returns the index of the first element
+ * not looked at (a multiple of 8). */
+TL_MULTIVERSION
+static int64_t max_nan_f64(const double *x, int64_t n, double *mp,
+                           int *nanp)
+{
+    typedef double v4d __attribute__((vector_size(32)));
+    typedef int64_t v4i __attribute__((vector_size(32)));
+    v4d m0, m1;
+    v4i n0 = {0, 0, 0, 0}, n1 = n0;
+    memcpy(&m0, x, sizeof m0);
+    memcpy(&m1, x + 4, sizeof m1);
+    int64_t i0;
+    for (i0 = 8; i0 + 8 <= n; i0 += 8) {
+        v4d a, b;
+        memcpy(&a, x + i0, sizeof a);
+        memcpy(&b, x + i0 + 4, sizeof b);
+        const v4i ka = a > m0, kb = b > m1;
+        m0 = (v4d)(((v4i)a & ka) | ((v4i)m0 & ~ka));
+        m1 = (v4d)(((v4i)b & kb) | ((v4i)m1 & ~kb));
+        n0 |= a != a;
+        n1 |= b != b;
+    }
+    n0 |= (m0 != m0) | (m1 != m1) | n1;
+    double m = *mp;
+    int nan = *nanp;
+    for (int k = 0; k < 4; k++) {
+        m = m0[k] > m ? m0[k] : m;
+        m = m1[k] > m ? m1[k] : m;
+        nan |= n0[k] != 0;
+    }
+    *mp = m;
+    *nanp = nan;
+    return i0;
+}
+#endif
+
 /* One float64 row of n elements at stride st. */
 static void row_f64(const double *x, double *y, int64_t n, int64_t st,
                     int mode)
@@ -217,30 +261,7 @@ static void row_f64(const double *x, double *y, int64_t n, int64_t st,
     int64_t i0 = 0;
 #if defined(__GNUC__)
     if (st == 1 && n >= 8) {
-        /* the max in 4-wide vectors, with a NaN mask (the scalar select
-         * and NaN test ran at one element a cycle, 40% of the row) */
-        typedef double v4d __attribute__((vector_size(32)));
-        typedef int64_t v4i __attribute__((vector_size(32)));
-        v4d m0, m1;
-        v4i n0 = {0, 0, 0, 0}, n1 = n0;
-        memcpy(&m0, x, sizeof m0);
-        memcpy(&m1, x + 4, sizeof m1);
-        for (i0 = 8; i0 + 8 <= n; i0 += 8) {
-            v4d a, b;
-            memcpy(&a, x + i0, sizeof a);
-            memcpy(&b, x + i0 + 4, sizeof b);
-            const v4i ka = a > m0, kb = b > m1;
-            m0 = (v4d)(((v4i)a & ka) | ((v4i)m0 & ~ka));
-            m1 = (v4d)(((v4i)b & kb) | ((v4i)m1 & ~kb));
-            n0 |= a != a;
-            n1 |= b != b;
-        }
-        n0 |= (m0 != m0) | (m1 != m1) | n1;
-        for (int k = 0; k < 4; k++) {
-            m = m0[k] > m ? m0[k] : m;
-            m = m1[k] > m ? m1[k] : m;
-            nan |= n0[k] != 0;
-        }
+        i0 = max_nan_f64(x, n, &m, &nan);
     }
 #endif
     for (int64_t i = i0; i < n; i++) {
