@@ -4,8 +4,9 @@ PyTorch in one process (issue 19).
 Two tables:
   * a size sweep: 10^2 ... 10^7 (powers of 10) and 2^22, 2^24 float32
     elements, one thread and all threads, for a + b (allocating and out=),
-    a * 2.0, a cast (float32 -> float64), a comparison (a < b), sum, amax,
-    argmax, mean and var;
+    a * 2.0, a cast (float32 -> float64), a comparison (a < b), exp and sin
+    (costlier per element: a smaller threading grain), sum, amax, argmax,
+    mean and var;
   * a reductions table: every reduction over the whole tensor and per dim
     (innermost, outermost and middle) for float32, float64 and int32 (bool
     for any/all), one thread.
@@ -20,6 +21,20 @@ Timing: each case runs the libraries interleaved, repeat by repeat, with
 the order rotating, each repeat a loop calibrated to last at least
 --min-time seconds; the reported time is the best repeat per call (noise
 only adds time).  Every result is checked against NumPy's before timing.
+Warm calls: every timed loop follows one untimed call of the same
+library.  The three libraries' copies of a 16 MB array do not all fit in
+the 32 MB L3, so a library's first call after the others ran reads from
+memory; a library slow enough that its loop is a single call was timed
+cold every repeat while a faster one spread that cost over several calls
+(the middle-dim float32 sum read 2.4-2.75 ms that way and 0.8-1.1 ms
+warm).  Now each library is timed as a loop of the same op sees it.
+Runs (--runs K): the whole table K times, each on freshly made arrays, and
+per case each library's best over all of them.  On the shared 2-vCPU VMs
+here a case's time moves by 1.5-2x between runs of the same build -- how
+much of a 16 MB array an L3 shared with other tenants keeps, and whether
+an array's pages are huge pages, change from run to run and from array to
+array -- and a fresh array per run lets every library meet its good
+case.
 Ratios: tensorlib time / other time (below 1.0: tensorlib faster); `best`
 is tensorlib over the faster of the two peers (the issue's target: <= 1.0).
 NumPy is single-threaded: its "all threads" time is its one-thread time.
@@ -80,6 +95,7 @@ def time_case(fns, repeats, min_time):
         order = keys[r % len(keys):] + keys[:r % len(keys)]
         for k in order:
             f, n = live[k], loops[k]
+            f()  # warm: see "Warm calls" in the module docstring
             t0 = time.perf_counter()
             for _ in range(n):
                 f()
@@ -163,6 +179,12 @@ def sweep_cases(n):
                              torch=T(lambda: ta.to(torch.float64)))
     cases["a < b"] = dict(tl=lambda: A < B, np=lambda: a < b,
                           torch=T(lambda: ta < tb))
+    # two costlier families, whose threading grain is smaller (Note [Grain
+    # per op] in csrc/core/ops.c)
+    cases["exp"] = dict(tl=lambda: A.exp(), np=lambda: np.exp(a),
+                        torch=T(lambda: ta.exp()))
+    cases["sin"] = dict(tl=lambda: A.sin(), np=lambda: np.sin(a),
+                        torch=T(lambda: ta.sin()))
     cases["sum"] = dict(tl=lambda: A.sum(), np=lambda: a.sum(),
                         torch=T(lambda: ta.sum()))
     cases["amax"] = dict(tl=lambda: tl.amax(A), np=lambda: a.max(),
@@ -300,6 +322,20 @@ def run_reductions(quick, repeats, min_time, ops=None):
     return rows
 
 
+def merge_best(old, new):
+    """Rows of two runs of one table, case by case (the last field is the
+    {lib: seconds} dict): each library's faster time."""
+    if not old:
+        return new
+    out = []
+    for a, b in zip(old, new):
+        assert a[:-1] == b[:-1], (a[:-1], b[:-1])
+        best = {k: min(a[-1].get(k, float("inf")), v)
+                for k, v in b[-1].items()}
+        out.append(tuple(a[:-1]) + (best,))
+    return out
+
+
 # ---- markdown ------------------------------------------------------------
 
 def md_sweep(rows):
@@ -335,8 +371,11 @@ def markdown(sweep, red, args):
     head = [
         "## Reductions and sizes (benchmarks/bench_reduce.py)", "",
         f"- Command: `python benchmarks/bench_reduce.py"
-        f"{' --quick' if args.quick else ''}`; {args.repeats} interleaved "
-        f"repeats, best of, each at least {args.min_time} s; load average "
+        f"{' --quick' if args.quick else ''}"
+        f"{f' --runs {args.runs}' if args.runs > 1 else ''}`; "
+        f"{args.repeats} interleaved repeats"
+        f"{f' in each of {args.runs} runs on fresh arrays' if args.runs > 1 else ''}"
+        f", best of, each at least {args.min_time} s; load average "
         f"at the end {' '.join(load)} on {cores} cores.",
         f"- NumPy {np.__version__}; torch "
         f"{torch.__version__ if torch is not None else 'absent'}; "
@@ -361,6 +400,10 @@ def main(argv=None):
     p.add_argument("--only", choices=("sweep", "reductions"), default=None)
     p.add_argument("--ops", default="",
                    help="comma-separated op names to run (default all)")
+    p.add_argument("--runs", type=int, default=1,
+                   help="run the whole table this many times, on fresh "
+                        "arrays, and keep each library's best per case "
+                        "(see 'Runs' in the module docstring)")
     p.add_argument("--markdown", metavar="PATH",
                    help="write the tables as markdown to PATH ('-': stdout)")
     args = p.parse_args(argv)
@@ -376,14 +419,15 @@ def main(argv=None):
     old = tl.get_num_threads()
     sweep = red = []
     try:
-        if args.only in (None, "sweep"):
-            print("# size sweep", flush=True)
-            sweep = run_sweep(sizes, threads, args.repeats, args.min_time,
-                              ops)
-        if args.only in (None, "reductions"):
-            print("# reductions", flush=True)
-            red = run_reductions(args.quick, args.repeats, args.min_time,
-                                 ops)
+        for run in range(max(1, args.runs)):
+            if args.only in (None, "sweep"):
+                print(f"# size sweep, run {run + 1}", flush=True)
+                sweep = merge_best(sweep, run_sweep(
+                    sizes, threads, args.repeats, args.min_time, ops))
+            if args.only in (None, "reductions"):
+                print(f"# reductions, run {run + 1}", flush=True)
+                red = merge_best(red, run_reductions(
+                    args.quick, args.repeats, args.min_time, ops))
     finally:
         tl.set_num_threads(old)
     md = markdown(sweep, red, args)
