@@ -276,14 +276,15 @@ static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
  * (measured on a plain C loop over 64 MiB: 6.3 -> 3.5 ms).  On an AMD
  * EPYC VM (26 Nov 2026) it still gains 10-25% on the float64 sum at
  * 2^22-2^24 elements and 12% on the float32 one at 2^22, and is within
- * noise (0.9-1.1) at 2^24 floats.  But that VM was shared by eight
- * helpers at the time; on the same AMD EPYC VM kind, quiet (27 Nov 2026,
- * the same build with and without it, single thread), it costs instead:
- * at 2^24 elements amax 2.13 -> 2.55 ms, sum 1.92 -> 2.57, argmax 2.35
- * -> 3.2 of float32, amax 4.27 -> 5.15 and sum 4.96 -> 5.66 of float64;
- * 5-10% at 2^22 (in L3).  So it runs on Intel CPUs only: lane_prefetch is
- * set once, when the library loads (before any thread can read it), from
- * the CPU's vendor.  It changes no
+ * noise (0.9-1.1) at 2^24 floats.  That VM's CPU was a Zen 3 EPYC
+ * (family 25 model 1, 512 KB L2).  On a Zen 4 EPYC VM (27 Nov 2026,
+ * family 25 model 17, 1 MB L2, AVX-512; quiet; the same build with and
+ * without it, one thread) it costs instead: at 2^24 elements amax 2.13
+ * -> 2.55 ms, sum 1.92 -> 2.57, argmax 2.35 -> 3.2 of float32, amax 4.27
+ * -> 5.15 and sum 4.96 -> 5.66 of float64; 5-10% at 2^22 (in L3).  So it
+ * runs except on AMD CPUs with AVX-512 (Zen 4 on; gcc 12 names it znver3,
+ * so the ISA tells them apart): lane_prefetch is set once, when the
+ * library loads (before any thread can read it).  It changes no
  * arithmetic, so results stay bit-identical; addresses past the end are
  * only prefetched (never loaded), which cannot fault, and are formed as
  * integers so that no out-of-bounds pointer is computed. */
@@ -295,7 +296,8 @@ __attribute__((constructor)) static void lane_prefetch_init(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    lane_prefetch = __builtin_cpu_is("intel");
+    lane_prefetch = !(__builtin_cpu_is("amd") &&
+                      __builtin_cpu_supports("avx512f"));
 #else
     lane_prefetch = 1;
 #endif
