@@ -821,13 +821,19 @@ def write_results(path: str, env: dict, rows, results, args) -> None:
             *env_lines, "", markdown_table(rows), ""]
     if notes:
         body += ["Errors:", "", *notes, ""]
-    # Issue 22: keep bench_small.py's section (between its markers).
+    # Keep what follows this table in the previous file: bench_small.py's
+    # section (from its marker on), the issues' notes and bench_reduce.py's
+    # tables, which --reduce appends again (so its old copy goes).
     try:
         with open(path, encoding="utf-8") as f:
             prev = f.read()
-        b, e = "<!-- small-ops:begin -->", "<!-- small-ops:end -->"
-        if b in prev and e in prev:
-            body += ["", b + prev.split(b, 1)[1].split(e, 1)[0] + e, ""]
+        b = "<!-- small-ops:begin -->"
+        if b in prev:
+            tail = b + prev.split(b, 1)[1]
+            red = "## Reductions and sizes (benchmarks/bench_reduce.py)"
+            if args.reduce and red in tail:
+                tail = tail.split(red, 1)[0]
+            body += ["", tail.rstrip("\n"), ""]
     except OSError:
         pass
     with open(path, "w", encoding="utf-8") as f:
@@ -880,10 +886,9 @@ def main(argv=None) -> int:
                         "(benchmarks/bounds/kernels.c, compiled with gcc)")
     p.add_argument("--json", metavar="PATH",
                    help="also write every sample and the environment as JSON")
-    p.add_argument("--results", metavar="PATH",
-                   default=os.path.join(HERE, "RESULTS.md"),
-                   help="markdown output (default benchmarks/RESULTS.md); "
-                        "'-' to write none")
+    p.add_argument("--results", metavar="PATH", default=None,
+                   help="markdown output (default benchmarks/RESULTS.md, "
+                        "none with --quick); '-' to write none")
     p.add_argument("--list", action="store_true",
                    help="list the cases and exit")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -893,6 +898,10 @@ def main(argv=None) -> int:
                         "reductions table) and append its tables to the "
                         "results file")
     args = p.parse_args(argv)
+    if args.results is None:
+        # a smoke run does not replace the recorded results
+        args.results = "-" if args.quick else os.path.join(HERE,
+                                                           "RESULTS.md")
     if args.quick:
         args.repeats, args.budget = 5, 1.0
     if args.quick and not args.list:
