@@ -43,6 +43,7 @@ import time
 import numpy as np
 
 import tensorlib as tl
+from bench_reduce import calibrate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEADER = os.path.join(HERE, "..", "csrc", "core", "op_grain.h")
@@ -57,22 +58,16 @@ CLASSES = [("a", 0.4), ("b", 1.6), ("c", 6.4), ("d", 25.6), ("e", None)]
 
 
 def best_time(f, reps=9):
+    """Seconds per call: the best of reps loops of at least 2 ms."""
     f()
-    k = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(k):
-            f()
-        if time.perf_counter() - t0 > 0.002:
-            break
-        k *= 2
+    n = calibrate(f, 0.002)
     best = float("inf")
     for _ in range(reps):
         t0 = time.perf_counter()
-        for _ in range(k):
+        for _ in range(n):
             f()
         best = min(best, time.perf_counter() - t0)
-    return best / k
+    return best / n
 
 
 def operands(row, dt, rng):
