@@ -2,6 +2,7 @@
  * (broadcasting, dimension order, coalescing, overlap policy, reductions,
  * output resizing), its loop driver, and the thread pool. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -608,6 +609,65 @@ static void mark_range(void *ctx, int64_t b, int64_t e)
     }
 }
 
+/* mark_range, counting the ranges run off the thread in ctx and taking
+ * 2 ms a range: long enough for a woken worker to claim a share. */
+static int off_caller;
+
+static void mark_range_where(void *ctx, int64_t b, int64_t e)
+{
+    if (!pthread_equal(pthread_self(), *(const pthread_t *)ctx)) {
+        __atomic_fetch_add(&off_caller, 1, __ATOMIC_RELAXED);
+    }
+    mark_range(NULL, b, e);
+    usleep(2000);
+}
+
+static int all_covered_once(int64_t n)
+{
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bad += covered[i] != 1;
+    }
+    return bad == 0;
+}
+
+static void test_cold_pool(void)
+{
+    /* Note [Cold pool]: a loop of fewer than 16 shares that finds every
+     * worker asleep runs on the calling thread; a loop right after it, or
+     * a big one, may wake them.  Every index is covered once either way.
+     * Each range takes 2 ms, so a woken worker would claim the second
+     * share: without the rule the cold loop runs off the caller.  Workers
+     * fall asleep within ~100 us of spinning (later on a loaded machine),
+     * so the cold case is retried after a pause until it is seen. */
+    const int saved = tl_get_num_threads();
+    pthread_t self = pthread_self();
+    tl_set_num_threads(2);
+    memset(covered, 0, sizeof covered);
+    tl_parallel_for(1 << 16, 100, mark_range, NULL); /* workers exist */
+    CHECK(all_covered_once(1 << 16));
+    int inline_seen = 0;
+    for (int tries = 0; tries < 200 && !inline_seen; tries++) {
+        usleep(3000); /* past the spin and the 1 ms window */
+        memset(covered, 0, sizeof covered);
+        __atomic_store_n(&off_caller, 0, __ATOMIC_RELAXED);
+        tl_parallel_for(8 * 1024, 1024, mark_range_where, &self);
+        CHECK(all_covered_once(8 * 1024));
+        inline_seen = __atomic_load_n(&off_caller, __ATOMIC_RELAXED) == 0;
+    }
+    CHECK(inline_seen);
+    /* right after it: within the window, the loop may take the workers */
+    memset(covered, 0, sizeof covered);
+    tl_parallel_for(8 * 1024, 1024, mark_range_where, &self);
+    CHECK(all_covered_once(8 * 1024));
+    /* a big loop wakes them whatever their state */
+    usleep(3000);
+    memset(covered, 0, sizeof covered);
+    tl_parallel_for(1 << 16, 4096, mark_range_where, &self);
+    CHECK(all_covered_once(1 << 16));
+    tl_set_num_threads(saved);
+}
+
 static void mark_chunk(void *ctx, int64_t c)
 {
     int64_t *sums = ctx;
@@ -886,6 +946,7 @@ int main(void)
     RUN(test_out_resize);
     RUN(test_serial_ranges);
     RUN(test_parallel_for);
+    RUN(test_cold_pool);
     RUN(test_threads_equal);
     RUN(test_release_hooks);
     RUN(test_hooks_not_inside_build);
