@@ -134,7 +134,7 @@ int tl_op_binary_has_kernel(int op, tl_dtype dt)
  * ~~~~~~~~~~~~~~~~~~~
  * A thread's share of a loop must cost more than handing it over.  A
  * worker already spinning (Note [Spin before sleeping] in parallel.c)
- * takes its share within about 0.5 us here, so shares of 2-8 us of work
+ * takes its share within about 0.5 us here, so shares of 3-13 us of work
  * nearly halve an op's time on two threads.  One element count cannot
  * say that for every op: per element, the kernels cost from 0.02 ns
  * (isnan of int32) through 0.12 (add of float32), 0.45 (exp), 3.7 (tanh
