@@ -154,9 +154,41 @@ library_dirs.append(scipy_openblas64.get_lib_dir())
 libraries.append(scipy_openblas64.get_library())
 
 
+def parallel_compile(compiler, jobs):
+    """Makes compiler.compile build the sources of one extension on `jobs`
+    threads (setuptools' -j only runs whole extensions side by side, and
+    tensorlib is one extension of some 80 C files).  Uses the compiler's
+    _setup_compile / _get_cc_args / _compile steps, which compile() itself
+    is made of; a compiler without them keeps its serial compile."""
+    if jobs < 2 or not all(hasattr(compiler, m) for m in (
+            "_setup_compile", "_get_cc_args", "_compile")):
+        return
+
+    def compile(sources, output_dir=None, macros=None, include_dirs=None,
+                debug=False, extra_preargs=None, extra_postargs=None,
+                depends=None):
+        macros, objects, extra_postargs, pp_opts, build = \
+            compiler._setup_compile(output_dir, macros, include_dirs,
+                                    sources, depends, extra_postargs)
+        cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+
+        def one(obj):
+            if obj in build:
+                src, ext = build[obj]
+                compiler._compile(obj, src, ext, cc_args, extra_postargs,
+                                  pp_opts)
+
+        with ThreadPoolExecutor(max_workers=jobs) as ex:
+            list(ex.map(one, objects))
+        return objects
+
+    compiler.compile = compile
+
+
 class BuildExt(build_ext):
-    """Compiles csrc/cuda/*.cu (nvcc, or the host C++ compiler for the
-    emulated build) in parallel into objects linked into the extension."""
+    """Compiles the C sources on every core, and csrc/cuda/*.cu (nvcc, or
+    the host C++ compiler for the emulated build) in parallel into objects
+    linked into the extension."""
 
     def cu_command(self, src, obj):
         defs = ["-D{}={}".format(k, v) for k, v in macros]
@@ -176,6 +208,8 @@ class BuildExt(build_ext):
                 defs + incs)
 
     def build_extensions(self):
+        parallel_compile(self.compiler,
+                         int(self.parallel or 0) or os.cpu_count() or 1)
         if CUDA:
             cus = sorted(glob.glob(os.path.join(HERE, "csrc", "cuda",
                                                 "*.cu")))
@@ -192,6 +226,8 @@ class BuildExt(build_ext):
                     jobs.append(self.cu_command(src, obj))
                 for ext in self.extensions:
                     ext.extra_objects.append(obj)
+                    # a rebuilt object relinks the extension
+                    ext.depends.append(obj)
 
             def run(cmd):
                 print(" ".join(cmd), flush=True)
