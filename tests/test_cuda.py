@@ -652,6 +652,66 @@ def test_large_reduction_paths():
         assert_same(got, want)
 
 
+# Few outputs over many reduced elements: each output's range is cut into
+# chunks whose partials a second kernel folds (Note [Reduction schedules]
+# in csrc/cuda/reduce.cu).  (shape, reduce kwargs): inner splits (the
+# reduced elements move fastest; the last with two reduced dims that do
+# not coalesce), then outer splits (a thread per output and chunk; the
+# partials of fewer than 1024 outputs folded by a block each, of more by
+# a thread each).
+SPLIT_CASES = [((3, 20000), {"dim": 1}), ((40000,), {}),
+               ((50, 4, 400), {"dim": (0, 2)}),
+               ((20000, 3), {"dim": 0}), ((4096, 64), {"dim": 0}),
+               ((300, 5, 40), {"dim": (0, 2), "keepdim": True}),
+               ((64, 2048), {"dim": 0})]
+
+
+def _split_input(name, dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    if name in ("any", "all"):
+        # one odd element late in the range, so that only a late chunk
+        # holds it
+        a = np.full(n, name == "all")
+        a[n - 7] = name != "all"
+        return tl.tensor(a.reshape(shape)).to(dtype)
+    if dtype in (tl.int64, tl.uint64):
+        # sums wrap in 64 bits (as on the CPU), across chunk partials too
+        a = rng.integers(0, 1 << 62, n, dtype=np.int64)
+        return tl.tensor(a.reshape(shape)).to(dtype)
+    if name == "prod":
+        a = rng.uniform(0.999, 1.001, n)
+    else:
+        a = rng.uniform(-4, 4, n)
+    if name in ("amax", "amin") and dtype.is_floating_point:
+        a[n // 2 + 3] = np.nan  # NaN propagates through the fold
+    t = tl.tensor(a.reshape(shape))
+    if dtype.is_complex:
+        t = tl.complex(t, t * 0.5)
+    return t.to(dtype)
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape,kw", SPLIT_CASES, ids=str)
+@pytest.mark.parametrize("name,dtype", [
+    ("sum", tl.float32), ("sum", tl.float64), ("sum", tl.int64),
+    ("sum", tl.complex64), ("mean", tl.float16), ("prod", tl.float64),
+    ("amax", tl.float32), ("amin", tl.float64), ("amax", tl.uint64),
+    ("amin", tl.int64), ("any", tl.bool), ("all", tl.bool)], ids=str)
+def test_split_reduction_schedules(shape, kw, name, dtype):
+    a = _split_input(name, dtype, shape, seed=len(shape) + len(kw))
+    if name in ("amax", "amin") and not kw:
+        kw = {"dim": 0}
+    want, got = run_both(getattr(tl, name), a, **kw)
+    exact = name in ("amax", "amin", "any", "all") or not (
+        dtype.is_floating_point or dtype.is_complex)
+    rtol = 1e-2 if dtype == tl.float16 else 1e-5
+    assert_same(got, want, exact=exact, rtol=None if exact else rtol)
+    # the same values twice: the schedules are deterministic
+    again = getattr(tl, name)(a.cuda(), **kw)
+    np.testing.assert_array_equal(host(again), host(got))
+
+
 # ---- streams ----------------------------------------------------------------
 
 

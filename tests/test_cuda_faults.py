@@ -130,6 +130,19 @@ def dev_a():
     return (tl.tensor(A).cuda(),)
 
 
+def dev_long():
+    # few outputs over many elements: the split reduction schedules, whose
+    # scratch block is one more allocation (csrc/cuda/reduce.cu)
+    a = np.random.default_rng(5).uniform(-1, 1, (3, 20000))
+    return (tl.tensor(a).cuda(),)
+
+
+def dev_wide():
+    # an outer split whose scratch (512 KiB) needs a segment of its own
+    a = np.random.default_rng(6).uniform(-1, 1, (64, 8192))
+    return (tl.tensor(a).cuda(),)
+
+
 def dev_ab():
     return (tl.tensor(A).cuda(), tl.tensor(B).cuda())
 
@@ -272,6 +285,12 @@ OPS = {
                        (a.astype(np.int32) + 50))),
     "sum": (dev_a, lambda d: d.sum(), equals(lambda a: a.sum())),
     "sum_dim": (dev_a, lambda d: d.sum(0), equals(lambda a: a.sum(0))),
+    "sum_split_inner": (dev_long, lambda d: d.sum(1),
+                        equals(lambda a: a.sum(1))),
+    "amax_split_outer": (dev_long, lambda d: d.t().contiguous().amax(0),
+                         equals(lambda a: a.T.max(0))),
+    "sum_split_outer": (dev_wide, lambda d: d.sum(0),
+                        equals(lambda a: a.sum(0))),
     "mean": (dev_a, lambda d: d.mean(1), equals(lambda a: a.mean(1))),
     "item": (dev_a, lambda d: tl.tensor(d.max().item()),
              equals(lambda a: a.max())),

@@ -24,8 +24,13 @@ int tl_cuda_ew_clamp(const tl_dev_loop *L, tl_cuda_stream s);
 /* Sets the device int at dflag to 1 when an element is 0. */
 int tl_cuda_ew_scan(const tl_dev_loop *L, const tl_dev_op *op, int *dflag,
                     tl_cuda_stream s);
-/* reduce.cu */
-int tl_cuda_reduce(const tl_dev_reduce *r, tl_cuda_stream s);
+/* reduce.cu.  Bytes of device scratch memory tl_cuda_reduce needs for r
+ * (0: none; Note [Reduction schedules]). */
+size_t tl_cuda_reduce_scratch(const tl_dev_reduce *r);
+/* Queues r on s; scratch (tl_cuda_reduce_scratch(r) bytes, NULL when that
+ * is 0) must stay allocated to s's work (a block freed on the stream it
+ * was allocated on is). */
+int tl_cuda_reduce(const tl_dev_reduce *r, void *scratch, tl_cuda_stream s);
 
 /* Installs the CUDA row of the device kernel table and registers the
  * CUDA device allocators for every device index (lazily backed: nothing

@@ -679,16 +679,35 @@ static int scan(const tl_dev_loop *L, const tl_dev_op *op, int *found)
     return rc;
 }
 
+/* The scratch block of a split reduction is allocated on the current
+ * stream after the device guard is entered, and freed once the kernels are
+ * queued: the pool hands it out again only to work queued behind them on
+ * that stream (Note [Stream aware pools] in csrc/alloc/pool.c). */
 static int reduce(const tl_dev_reduce *r)
 {
     const int dev = r->device.index;
+    const size_t nscratch = tl_cuda_reduce_scratch(r);
+    tl_device d = {TL_DEVICE_CUDA, (int16_t)dev};
+    tl_block *scratch = NULL;
     int prev, rc;
 
     if ((rc = check_device(dev)) < 0 || (rc = guard_enter(dev, &prev)) < 0) {
         return rc;
     }
-    rc = tl_cuda_reduce(r, stream_of(current[dev]));
+    if (nscratch > 0) {
+        scratch = tl_block_alloc(d, TL_MEMKIND_DEFAULT, nscratch);
+        if (scratch == NULL) {
+            rc = tl_error_kind();
+            goto out;
+        }
+    }
+    rc = tl_cuda_reduce(r, scratch ? scratch->ptr : NULL,
+                        stream_of(current[dev]));
+out:
     guard_exit(dev, prev);
+    if (scratch != NULL) {
+        tl_block_decref(scratch);
+    }
     return rc;
 }
 
