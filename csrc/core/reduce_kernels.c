@@ -40,10 +40,15 @@
 #define TILE TL_REDUCE_TILE
 
 /* Note [AVX2 dispatch]
- * The build targets baseline x86-64 (SSE2).  The hottest float loops (the
- * float32 and float64 row sums and the float32 cols sum) are compiled a
- * second time for AVX2 from the same always-inline body and chosen at run
- * time when the CPU has it: the same operations in the same order on
+ * The build targets baseline x86-64 (SSE2).  The hottest loops (the
+ * float32 and float64 row sums, the float32 cols sum, and every 8-row
+ * cols block of DEF_COLS8: sums, products and count_nonzero of every
+ * dtype) are compiled a second time for AVX2 from the same always-inline
+ * body and chosen at run time when the CPU has it.  For the DEF_COLS8
+ * blocks, one thread, Zen 4: float64 sums and products over dim 0 of
+ * (2048, 128) 44-47 -> 32 us, int32 and int64 products 146 -> 93-103 us,
+ * int32 sums 0.62-0.68 of the time, the middle dim of (128, 256, 128)
+ * float64 3.1-3.4 -> 2.2-2.6 ms.  The same operations in the same order on
  * wider registers, so results are bit-identical either way (no FMA
  * contraction: -ffp-contract does not apply to separate statements and
  * the bodies use no fused forms). */
@@ -514,11 +519,11 @@ static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
  * another order (in float64, both within the rounding NumPy's own
  * float32/float64 products make). */
 #define DEF_COLS8(NAME, AT, T, CV, OP, UPDATE)                              \
-    static void NAME(AT *restrict acc, const T *restrict q0,                 \
-                     const T *restrict q1, const T *restrict q2,             \
-                     const T *restrict q3, const T *restrict q4,             \
-                     const T *restrict q5, const T *restrict q6,             \
-                     const T *restrict q7, int64_t n)                        \
+    static TL_ALWAYS_INLINE void NAME##_body(                                \
+        AT *restrict acc, const T *restrict q0, const T *restrict q1,        \
+        const T *restrict q2, const T *restrict q3, const T *restrict q4,    \
+        const T *restrict q5, const T *restrict q6, const T *restrict q7,    \
+        int64_t n)                                                           \
     {                                                                       \
         for (int64_t j = 0; j < n; j++) {                                   \
             acc[j] UPDATE((CV(q0[j]) OP CV(q1[j])) OP                       \
@@ -526,7 +531,14 @@ static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
                          ((CV(q4[j]) OP CV(q5[j])) OP                       \
                           (CV(q6[j]) OP CV(q7[j])));                        \
         }                                                                   \
-    }
+    }                                                                       \
+    DISPATCHED(NAME,                                                        \
+               (AT *restrict acc, const T *restrict q0,                     \
+                const T *restrict q1, const T *restrict q2,                 \
+                const T *restrict q3, const T *restrict q4,                 \
+                const T *restrict q5, const T *restrict q6,                 \
+                const T *restrict q7, int64_t n),                           \
+               (acc, q0, q1, q2, q3, q4, q5, q6, q7, n))
 
 /* Note [Prefetch of short rows]
  * A block of 8 rows of a cols kernel is 8 read streams.  When the rows
