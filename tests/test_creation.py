@@ -579,6 +579,32 @@ def test_small_floats_do_not_round_twice(torch):
     assert tl.tensor([-y], dtype=tl.float16).item() == -(1 + 2.0 ** -10)
 
 
+@pytest.mark.parametrize("value", [2 ** 64, 2 ** 70 + 1, -(2 ** 80), 2 ** 200,
+                                   3 ** 300, 2 ** 1100], ids=str)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32",
+                                   "float64", "complex64", "complex128"])
+def test_ints_past_64_bits_into_float_elements_as_torch(value, dtype, torch):
+    # an int that no integer dtype holds is still a number for a floating
+    # or complex element: rounded to a double, then to the dtype (inf
+    # where the dtype's range ends), as torch does; past float64's range
+    # both raise OverflowError
+    want = got = None
+    try:
+        want = torch.tensor([value, 1], dtype=getattr(torch, dtype))
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            tl.tensor([value, 1], dtype=getattr(tl, dtype))
+        return
+    got = tl.tensor([value, 1], dtype=getattr(tl, dtype))
+    w = want.to(torch.complex128 if want.is_complex() else torch.float64)
+    assert got.to(tl.complex128 if got.dtype.is_complex
+                  else tl.float64).tolist() == w.tolist()
+    # a float in the list makes the inferred dtype floating: same values
+    inferred = tl.tensor([value, 1.5])
+    assert inferred.dtype == tl.float32
+    assert inferred.tolist() == torch.tensor([value, 1.5]).tolist()
+
+
 def test_tensor_value_range_errors():
     with pytest.raises(OverflowError, match="300"):
         tl.tensor([1, 300], dtype=tl.uint8)

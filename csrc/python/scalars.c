@@ -191,6 +191,20 @@ static int store_float(double f, tl_dtype dt, void *dst)
 
 int tl_py_store_scalar(PyObject *o, tl_dtype dt, void *dst)
 {
+    const int kind = tl_dtype_info_of(dt)->kind;
+    /* An int into a floating or complex element: its value rounded to a
+     * double, so that ints past the 64-bit range are numbers too (as in
+     * PyTorch: 2**64 into float32 is 1.8447e19; past float64's range
+     * PyLong_AsDouble raises OverflowError).  For ints in range this is
+     * the value the classified path stores. */
+    if ((kind == TL_KIND_FLOAT || kind == TL_KIND_COMPLEX) &&
+        PyLong_Check(o) && !PyBool_Check(o)) {
+        const double f = PyLong_AsDouble(o);
+        if (f == -1.0 && PyErr_Occurred()) {
+            return -1;
+        }
+        return store_float(f, dt, dst);
+    }
     pyscalar s;
     int r = classify(o, &s);
     if (r < 0) {
@@ -203,7 +217,6 @@ int tl_py_store_scalar(PyObject *o, tl_dtype dt, void *dst)
                      Py_TYPE(o)->tp_name);
         return -1;
     }
-    const int kind = tl_dtype_info_of(dt)->kind;
     if (kind == TL_KIND_BOOL) {
         uint8_t b;
         switch (s.kind) {
