@@ -255,3 +255,52 @@ def test_result_dtypes_and_refusals_vs_torch(torch, op):
                 got = getattr(tl, op)(a, b).dtype
                 assert str(got).split(".")[-1] == \
                     str(want).split(".")[-1], (op, da, db)
+
+
+def _divmod_pairs(n, rng):
+    """float32 (a, b) pairs for fmod/remainder/floor_divide: random bit
+    patterns, wide-ranged finite values with zeros, infinities and NaNs
+    sprinkled in, and quotients at and one float step either side of an
+    integer (where a rounded quotient is one too large)."""
+    bits = rng.integers(0, 2 ** 32, (2, n), dtype=np.uint64)
+    yield tuple(bits.astype(np.uint32).view(np.float32))
+    a = (rng.standard_normal(n) * rng.choice([1, 1e3, 1e6, 1e9], n))
+    b = rng.standard_normal(n) * rng.choice([1e-3, 1, 10], n)
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    b[::97], b[::101], a[::103], a[::107] = 0, np.inf, np.nan, -0.0
+    b[::109], a[::113] = -0.0, -np.inf
+    yield a, b
+    b = (rng.uniform(0.1, 10, n) * rng.choice([-1, 1], n)).astype(np.float32)
+    a = (rng.integers(-2 ** 23, 2 ** 23, n) * b).astype(np.float32)
+    for step in (0, np.inf, -np.inf):
+        yield (a if step == 0 else np.nextafter(a, np.float32(step))), b
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
+def test_float32_divmod_bit_exact(name):
+    # Note [float32 divmod in vectors]: the vector loops' fast formula and
+    # the scalar fallback give NumPy's bits (fmod is exact; remainder and
+    # floor_divide are npy_divmod), for contiguous rows of odd lengths
+    # (chunk tails), a scalar divisor, in place and strided
+    ref = getattr(np, name)
+    rng = np.random.default_rng(22)
+    for a, b in _divmod_pairs(20011, rng):
+        with np.errstate(all="ignore"):
+            want = ref(a, b)
+            want_s = [ref(a, np.float32(s)) for s in (2.5, -0.75, 0.0)]
+        views = [getattr(tl, name)(tl.from_numpy(a), tl.from_numpy(b)),
+                 getattr(tl, name)(tl.from_numpy(np.stack([a, a], 1))[:, 1],
+                                   tl.from_numpy(np.stack([b, b], 1))[:, 0])]
+        t = tl.from_numpy(a.copy())
+        getattr(t, name + "_")(tl.from_numpy(b))
+        views.append(t)
+        for got in views:
+            np.testing.assert_array_equal(got.numpy().view(np.uint32)[
+                ~np.isnan(want)], want.view(np.uint32)[~np.isnan(want)])
+            np.testing.assert_array_equal(np.isnan(got.numpy()),
+                                          np.isnan(want))
+        for s, w in zip((2.5, -0.75, 0.0), want_s):
+            got = getattr(tl, name)(tl.from_numpy(a), s).numpy()
+            np.testing.assert_array_equal(got.view(np.uint32)[~np.isnan(w)],
+                                          w.view(np.uint32)[~np.isnan(w)])
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(w))

@@ -301,6 +301,101 @@ VM_POW_LOOP(FLOAT32, float)
 VM_POW_LOOP(FLOAT64, double)
 #undef VM_POW_LOOP
 
+/* Note [float32 divmod in vectors]
+ * fmod, remainder and floor_divide of float32 rows: Note [float32 fmod
+ * through double] (scalar_math.h) forms fmod exactly in double when the
+ * quotient is below 2^24 and both operands are finite, b nonzero.  The
+ * scalar function still branches per element (to fmodf otherwise, and on
+ * the operands' signs, which random data mispredicts: remainder of 2^16
+ * floats took 500 us where fmod took 130).  These loops run the fast
+ * formula over chunks of CHUNK elements with selects only, which the
+ * compiler vectorises (the AVX2 clone rounds with vroundpd), into a stack
+ * buffer; elements outside the fast case are then recomputed with the
+ * scalar function, and the chunk is copied out (the output may be an
+ * input exactly).  Fast elements get the scalar function's bits: the same
+ * float operations in the same order.  2^16 elements, one thread, Zen 4:
+ * fmod 1192 -> 62 us, remainder 1509 -> 70, floor_divide 1574 -> 99
+ * (PyTorch 80, 88, 131; NumPy 1190, 1010, 1190).  float64 keeps the
+ * scalar path: its exact product t * B would need an FMA. */
+#define DM_CHUNK 256
+
+static inline int dm_fast_ok(float a, float b)
+{
+    const double A = fabs((double)a), B = fabs((double)b);
+    return A / B < 0x1p24 && B < INFINITY;
+}
+
+static inline float dm_fmod(float a, float b)
+{
+    const double A = fabs((double)a), B = fabs((double)b);
+    return copysignf((float)(A - trunc(A / B) * B), a);
+}
+
+static inline float dm_remainder(float a, float b)
+{
+    const float m = dm_fmod(a, b);
+    const float moved = (b < 0) != (m < 0) ? m + b : m;
+    return m != 0 ? moved : copysignf(0.0f, b);
+}
+
+static inline float dm_floor_divide(float a, float b)
+{
+    const float m = dm_fmod(a, b);
+    const float div = (a - m) / b -
+                      (m != 0 && ((b < 0) != (m < 0)) ? 1.0f : 0.0f);
+    const float fl = floorf(div);
+    const float snapped = div - fl > 0.5f ? fl + 1.0f : fl;
+    return div != 0 ? snapped : copysignf(0.0f, a / b);
+}
+
+#define DM_LOOP(OP, FAST, EXACT)                                            \
+    TL_MULTIVERSION                                                         \
+    static void dm_##OP##_f32(char **data, const int64_t *st, int64_t n0,   \
+                              int64_t n1, void *vctx)                       \
+    {                                                                       \
+        const int64_t w = (int64_t)sizeof(float);                           \
+        if (st[0] != w || st[1] != w || (st[2] != w && st[2] != 0)) {       \
+            binary_table[TL_BINARY_##OP][TL_DTYPE_FLOAT32](data, st, n0,    \
+                                                           n1, vctx);       \
+            return;                                                         \
+        }                                                                   \
+        char *po = data[0], *pa = data[1], *pb = data[2];                   \
+        float tmp[DM_CHUNK];                                                \
+        for (int64_t j = 0; j < n1;                                         \
+             j++, po += st[3], pa += st[4], pb += st[5]) {                  \
+            for (int64_t i0 = 0; i0 < n0; i0 += DM_CHUNK) {                 \
+                const int m = (int)(n0 - i0 < DM_CHUNK ? n0 - i0            \
+                                                       : DM_CHUNK);         \
+                const float *a = (const float *)pa + i0;                    \
+                const float *b = (const float *)pb + (st[2] ? i0 : 0);      \
+                const int64_t sb = st[2] ? 1 : 0;                           \
+                int slow = 0;                                               \
+                if (sb) {                                                   \
+                    for (int k = 0; k < m; k++) {                           \
+                        slow |= !dm_fast_ok(a[k], b[k]);                    \
+                        tmp[k] = FAST(a[k], b[k]);                          \
+                    }                                                       \
+                } else {                                                    \
+                    const float bv = b[0];                                  \
+                    for (int k = 0; k < m; k++) {                           \
+                        slow |= !dm_fast_ok(a[k], bv);                      \
+                        tmp[k] = FAST(a[k], bv);                            \
+                    }                                                       \
+                }                                                           \
+                for (int k = 0; slow && k < m; k++) {                       \
+                    if (!dm_fast_ok(a[k], b[k * sb])) {                     \
+                        tmp[k] = EXACT(a[k], b[k * sb]);                    \
+                    }                                                       \
+                }                                                           \
+                memcpy((float *)po + i0, tmp, (size_t)m * sizeof(float));   \
+            }                                                               \
+        }                                                                   \
+    }
+DM_LOOP(FMOD, dm_fmod, tl_sm_fmod_f32)
+DM_LOOP(REMAINDER, dm_remainder, tl_sm_remainder_f32)
+DM_LOOP(FLOOR_DIVIDE, dm_floor_divide, tl_sm_floor_divide_f32)
+#undef DM_LOOP
+
 /* nextafter steps float16/bfloat16 in the dtype itself (the row's
  * TL_OPF_HALF_IN_DTYPE: ops.c hands these loops the 16-bit operands). */
 BIN_LOOP(nextafter_loop_f16, uint16_t, uint16_t, NO_SETUP,
@@ -318,6 +413,9 @@ static const tl_iter_loop2d binary_fast[TL_BINARY_OP_COUNT]
                        [TL_DTYPE_FLOAT64] = vm_POW_FLOAT64},
     [TL_BINARY_NEXTAFTER] = {[TL_DTYPE_FLOAT16] = nextafter_loop_f16,
                              [TL_DTYPE_BFLOAT16] = nextafter_loop_bf16},
+    [TL_BINARY_FMOD] = {[TL_DTYPE_FLOAT32] = dm_FMOD_f32},
+    [TL_BINARY_REMAINDER] = {[TL_DTYPE_FLOAT32] = dm_REMAINDER_f32},
+    [TL_BINARY_FLOOR_DIVIDE] = {[TL_DTYPE_FLOAT32] = dm_FLOOR_DIVIDE_f32},
 };
 
 tl_iter_loop2d tl_binary_kernel_get(int op, int dt)
