@@ -396,6 +396,63 @@ DM_LOOP(REMAINDER, dm_remainder, tl_sm_remainder_f32)
 DM_LOOP(FLOOR_DIVIDE, dm_floor_divide, tl_sm_floor_divide_f32)
 #undef DM_LOOP
 
+/* Note [logaddexp in vectors]
+ * logaddexp(a, b) = max(a, b) + log1p(exp(-|a - b|)) for finite, unequal
+ * operands: contiguous rows run the difference, vecmath.h's exp and log1p
+ * loops and the sum over chunks of LAE_CHUNK elements; elements with an
+ * infinite or NaN operand or a == b are recomputed with the scalar
+ * function (scalar_math.h: a + ln 2 for equal operands, NaN and infinity
+ * rules).  Both paths are within the measured bound of docs/accuracy.md
+ * (an ulp of max(a, b)); they may differ in the last bit, as the vector
+ * and libm exp do.  2^16 elements, one thread, Zen 4: float32 867 ->
+ * ~100 us, float64 912 -> ~380 us (PyTorch 112 and 270). */
+#define LAE_CHUNK 256
+#define LAE_LOOP(DT, T, SFX, N)                                             \
+    static void lae_##N(char **data, const int64_t *st, int64_t n0,         \
+                        int64_t n1, void *vctx)                             \
+    {                                                                       \
+        const int64_t w = (int64_t)sizeof(T);                               \
+        if (st[0] != w || st[1] != w || st[2] != w) {                       \
+            binary_table[TL_BINARY_LOGADDEXP][TL_DTYPE_##DT](data, st, n0,  \
+                                                             n1, vctx);     \
+            return;                                                         \
+        }                                                                   \
+        const tl_vm_table *vt = tl_vecmath_table(false);                    \
+        const int slot = tl_vecmath_slot(TL_DTYPE_##DT);                    \
+        char *po = data[0], *pa = data[1], *pb = data[2];                   \
+        T m[LAE_CHUNK], d[LAE_CHUNK];                                       \
+        for (int64_t j = 0; j < n1;                                         \
+             j++, po += st[3], pa += st[4], pb += st[5]) {                  \
+            for (int64_t i0 = 0; i0 < n0; i0 += LAE_CHUNK) {                \
+                const int c = (int)(n0 - i0 < LAE_CHUNK ? n0 - i0           \
+                                                        : LAE_CHUNK);       \
+                const T *a = (const T *)pa + i0, *b = (const T *)pb + i0;   \
+                int slow = 0;                                               \
+                for (int k = 0; k < c; k++) {                               \
+                    slow |= !(a[k] != b[k] && fabs##SFX(a[k]) < INFINITY && \
+                              fabs##SFX(b[k]) < INFINITY);                  \
+                    m[k] = a[k] > b[k] ? a[k] : b[k];                       \
+                    d[k] = -fabs##SFX(a[k] - b[k]);                         \
+                }                                                           \
+                vt->unary[TL_VM_EXP][slot](d, d, c);                        \
+                vt->unary[TL_VM_LOG1P][slot](d, d, c);                      \
+                for (int k = 0; k < c; k++) {                               \
+                    m[k] += d[k];                                           \
+                }                                                           \
+                for (int k = 0; slow && k < c; k++) {                       \
+                    if (!(a[k] != b[k] && fabs##SFX(a[k]) < INFINITY &&     \
+                          fabs##SFX(b[k]) < INFINITY)) {                    \
+                        m[k] = tl_sm_logaddexp_##N(a[k], b[k]);             \
+                    }                                                       \
+                }                                                           \
+                memcpy((T *)po + i0, m, (size_t)c * sizeof(T));             \
+            }                                                               \
+        }                                                                   \
+    }
+LAE_LOOP(FLOAT32, float, f, f32)
+LAE_LOOP(FLOAT64, double, , f64)
+#undef LAE_LOOP
+
 /* nextafter steps float16/bfloat16 in the dtype itself (the row's
  * TL_OPF_HALF_IN_DTYPE: ops.c hands these loops the 16-bit operands). */
 BIN_LOOP(nextafter_loop_f16, uint16_t, uint16_t, NO_SETUP,
@@ -414,6 +471,8 @@ static const tl_iter_loop2d binary_fast[TL_BINARY_OP_COUNT]
     [TL_BINARY_NEXTAFTER] = {[TL_DTYPE_FLOAT16] = nextafter_loop_f16,
                              [TL_DTYPE_BFLOAT16] = nextafter_loop_bf16},
     [TL_BINARY_FMOD] = {[TL_DTYPE_FLOAT32] = dm_FMOD_f32},
+    [TL_BINARY_LOGADDEXP] = {[TL_DTYPE_FLOAT32] = lae_f32,
+                             [TL_DTYPE_FLOAT64] = lae_f64},
     [TL_BINARY_REMAINDER] = {[TL_DTYPE_FLOAT32] = dm_REMAINDER_f32},
     [TL_BINARY_FLOOR_DIVIDE] = {[TL_DTYPE_FLOAT32] = dm_FLOOR_DIVIDE_f32},
 };
