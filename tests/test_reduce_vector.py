@@ -579,3 +579,51 @@ def test_nansum_cols_vector_columns(dt, cols):
                                ref, rtol=rtol, atol=rtol)
     np.testing.assert_allclose(tl.nanmean(x, dim=0).numpy().astype(np.float64),
                                refm, rtol=rtol, atol=rtol)
+
+
+_DISPATCH_SCRIPT = r"""
+import hashlib, sys
+import numpy as np
+import tensorlib as tl
+rng = np.random.default_rng(12)
+h = hashlib.sha256()
+names = ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32",
+         "int64", "uint64", "float16", "bfloat16", "float32", "float64",
+         "complex64", "complex128"]
+for name in names:
+    dt = getattr(tl, name)
+    for shape, dim in [((37, 19), 0), ((5, 37, 19), 1), ((3, 41, 300), 1),
+                       ((1003,), None), ((9, 530), 1)]:
+        x = rng.uniform(0.9, 1.1, shape)
+        t = tl.tensor(x * (3 if name != "bool" else 1)).to(dt)
+        kw = {} if dim is None else {"dim": dim}
+        ops = ["sum", "prod", "count_nonzero", "any", "all"]
+        if not dt.is_complex and name != "bool":
+            ops += ["amax", "amin", "argmax"]
+        if dt.is_floating_point or dt.is_complex:
+            ops += ["mean"]
+        for op in ops:
+            r = getattr(tl, op)(t, **kw)
+            h.update(op.encode() + name.encode())
+            h.update(r.to(tl.complex128 if dt.is_complex else
+                          tl.float64).numpy().tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_baseline_and_avx2_reduction_clones_agree():
+    # Note [AVX2 dispatch] (reduce_kernels.c): the AVX2 clones of the row
+    # and 8-row cols kernels do the baseline's operations in the same
+    # order, so every reduction family gives the same bits with
+    # TENSORLIB_VECMATH=baseline (which caps them) as without
+    import os
+    import subprocess
+    import sys
+    out = {}
+    for cap in ("baseline", "auto"):
+        env = dict(os.environ, TENSORLIB_VECMATH=cap)
+        out[cap] = subprocess.run(
+            [sys.executable, "-c", _DISPATCH_SCRIPT], env=env, check=True,
+            capture_output=True, text=True).stdout.strip()
+    assert len(out["auto"]) == 64
+    assert out["baseline"] == out["auto"]

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -48,20 +49,29 @@
  * blocks, one thread, Zen 4: float64 sums and products over dim 0 of
  * (2048, 128) 44-47 -> 32 us, int32 and int64 products 146 -> 93-103 us,
  * int32 sums 0.62-0.68 of the time, the middle dim of (128, 256, 128)
- * float64 3.1-3.4 -> 2.2-2.6 ms.  The same operations in the same order on
- * wider registers, so results are bit-identical either way (no FMA
- * contraction: -ffp-contract does not apply to separate statements and
- * the bodies use no fused forms). */
+ * float64 3.1-3.4 -> 2.2-2.6 ms.  TENSORLIB_VECMATH=baseline keeps every
+ * kernel on its baseline clone (have_avx2).  The same operations in the
+ * same order on wider registers, so results are bit-identical either way
+ * (no FMA contraction: -ffp-contract does not apply to separate
+ * statements and the bodies use no fused forms;
+ * tests/test_reduce_vector.py compares the two). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TL_AVX2_DISPATCH 1
 #define TL_ALWAYS_INLINE inline __attribute__((always_inline))
 #define TL_TARGET_AVX2 __attribute__((target("avx2")))
+/* TENSORLIB_VECMATH=baseline (vecmath.h) caps these kernels too, so that
+ * the baseline clones can be run and compared with the AVX2 ones
+ * (tests/test_reduce_vector.py). */
 static int have_avx2(void)
 {
     static int cached = -1;
     if (cached < 0) {
+        const char *env = getenv("TENSORLIB_VECMATH");
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
+        cached = __builtin_cpu_supports("avx2") &&
+                         !(env && strcmp(env, "baseline") == 0)
+                     ? 1
+                     : 0;
     }
     return cached;
 }
