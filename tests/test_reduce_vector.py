@@ -89,6 +89,60 @@ def test_int_extremes_every_position(dt):
     assert int(t(a).argmax().item()) == 1500
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32,
+                                np.uint32, np.int64, np.uint64])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 63, 64, 65, 127, 129, 255,
+                               256, 257, 1000, 1023, 1025, 2049])
+def test_argmax_rows_ties_vs_numpy(dt, n):
+    # Note [One-pass vector argmax]: lanes carry their own indices (16
+    # lanes x 4 accumulators per iteration for 32-bit types), merged by
+    # value then index.  Few distinct values make ties in many lanes at
+    # once; each row is a separate call of the row kernel.
+    rng = np.random.default_rng(n)
+    rows = 9
+    if np.issubdtype(dt, np.integer):
+        info = np.iinfo(dt)
+        vals = np.array([info.min, 0, 1, info.max], dtype=dt)
+    else:
+        vals = np.array([-np.inf, -0.0, 0.0, 1.5, np.inf], dtype=dt)
+    a = rng.choice(vals, (rows, n))
+    a[0] = vals[0]       # all equal: index 0
+    a[1, -1] = vals[-1]  # the extreme only in the scalar tail
+    if np.issubdtype(dt, np.floating):
+        a[2, n // 2] = np.nan  # the first NaN wins
+        a[2, -1] = np.nan
+        a[3] = np.where(rng.random(n) < 0.5, -0.0, 0.0)  # zeros tie
+    x = t(a)
+    np.testing.assert_array_equal(x.argmax(dim=1).numpy(), a.argmax(axis=1))
+    np.testing.assert_array_equal(x.argmin(dim=1).numpy(), a.argmin(axis=1))
+    for r in range(rows):
+        assert int(t(a[r]).argmax().item()) == int(a[r].argmax())
+        assert int(t(a[r]).argmin().item()) == int(a[r].argmin())
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32])
+def test_argmax_across_reduction_chunks(dt):
+    # reduce.c hands the row kernels runs of at most 32768 elements and
+    # combines their (value, index) records: ties across runs keep the
+    # first, a NaN in a later run wins.
+    c = 32768
+    a = np.zeros(3 * c, dtype=dt)
+    a[5] = 3
+    a[c + 7] = 3
+    assert int(t(a).argmax().item()) == 5
+    a[2 * c + 9] = 4
+    assert int(t(a).argmax().item()) == 2 * c + 9
+    a[3] = -2
+    a[c + 11] = -2
+    assert int(t(a).argmin().item()) == 3
+    if dt == np.float32:
+        a[2 * c + 20] = np.nan
+        assert int(t(a).argmax().item()) == 2 * c + 20
+        assert int(t(a).argmin().item()) == 2 * c + 20
+        a[c - 1] = np.nan
+        assert int(t(a).argmax().item()) == c - 1
+
+
 def test_signed_zero_ties():
     a = np.array([-0.0, 0.0] * 40, dtype=np.float32)
     x = t(a)
@@ -593,13 +647,15 @@ names = ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32",
 for name in names:
     dt = getattr(tl, name)
     for shape, dim in [((37, 19), 0), ((5, 37, 19), 1), ((3, 41, 300), 1),
-                       ((1003,), None), ((9, 530), 1)]:
+                       ((1003,), None), ((9, 530), 1), ((4, 3000), 1)]:
         x = rng.uniform(0.9, 1.1, shape)
+        if dim == 1 and len(shape) == 2:
+            x[1, shape[1] // 3] = np.nan  # argmax's first-NaN rule
         t = tl.tensor(x * (3 if name != "bool" else 1)).to(dt)
         kw = {} if dim is None else {"dim": dim}
         ops = ["sum", "prod", "count_nonzero", "any", "all"]
         if not dt.is_complex and name != "bool":
-            ops += ["amax", "amin", "argmax"]
+            ops += ["amax", "amin", "argmax", "argmin"]
         if dt.is_floating_point or dt.is_complex:
             ops += ["mean"]
         for op in ops:
@@ -615,15 +671,17 @@ def test_baseline_and_avx2_reduction_clones_agree():
     # Note [AVX2 dispatch] (reduce_kernels.c): the AVX2 clones of the row
     # and 8-row cols kernels do the baseline's operations in the same
     # order, so every reduction family gives the same bits with
-    # TENSORLIB_VECMATH=baseline (which caps them) as without
+    # TENSORLIB_VECMATH=baseline (which caps them) as without; "avx2"
+    # keeps the two-pass argmax where AVX-512 takes the one-pass kernel
+    # (Note [One-pass vector argmax]): the same indices
     import os
     import subprocess
     import sys
     out = {}
-    for cap in ("baseline", "auto"):
+    for cap in ("baseline", "avx2", "auto"):
         env = dict(os.environ, TENSORLIB_VECMATH=cap)
         out[cap] = subprocess.run(
             [sys.executable, "-c", _DISPATCH_SCRIPT], env=env, check=True,
             capture_output=True, text=True).stdout.strip()
     assert len(out["auto"]) == 64
-    assert out["baseline"] == out["auto"]
+    assert out["baseline"] == out["avx2"] == out["auto"]
