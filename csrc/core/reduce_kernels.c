@@ -580,7 +580,13 @@ static void strided_f64(const char *p, int64_t n, int64_t s, double *hi,
  * block's row step (a wrong guess at a dim boundary only prefetches
  * lines that are not needed; prefetches never fault, and the addresses
  * are formed as integers).  A plain C model of that reduction: 1020 ->
- * 642 us. */
+ * 642 us.  The prefetches go to L2 (locality 2, prefetcht1), not L1:
+ * 64 lines a block of L1 prefetches held the fill buffers the block's own
+ * loads needed, and from memory (the cache flushed before each call) the
+ * float32 middle-dim sum took 2.66 ms, int32 amax 2.1, float64 sum 3.6;
+ * to L2: 1.75, 1.09, 2.3 ms (NumPy 1.06, 0.93, 1.7).  In L3 the float64
+ * sum went 3.2 -> 1.7 ms.  Two blocks ahead instead of one, or
+ * prefetchnta, measured no better. */
 #define SHORT_ROW_BYTES 1024
 
 static inline void prefetch_rows8(const char *base, int64_t off,
@@ -591,7 +597,7 @@ static inline void prefetch_rows8(const char *base, int64_t off,
     uintptr_t p = (uintptr_t)base + (uintptr_t)off;
     for (int k = 0; k < 8; k++, p += step) {
         for (int64_t b = 0; b < bytes; b += 64) {
-            __builtin_prefetch((const void *)(p + (uintptr_t)b));
+            __builtin_prefetch((const void *)(p + (uintptr_t)b), 0, 2);
         }
     }
 }
