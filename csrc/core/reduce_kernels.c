@@ -1416,6 +1416,22 @@ DEF_ARG_F(f64, double, LDID)
  * and min are exact. */
 #define VBYTES 32
 
+/* Inside a loop over i of the vector bodies below: loads x0..x3, four
+ * vectors of VB bytes from q + i, and keeps in m0..m3 the lanes where
+ * x CMP m (c0..c3 the masks; a compare and a bit blend, no branch). */
+#define LOAD4_KEEP_BETTER(CMP, VB)                                          \
+    vt x0, x1, x2, x3;                                                      \
+    memcpy(&x0, q + i, VB);                                                 \
+    memcpy(&x1, q + i + L, VB);                                             \
+    memcpy(&x2, q + i + 2 * L, VB);                                         \
+    memcpy(&x3, q + i + 3 * L, VB);                                         \
+    const vi c0 = x0 CMP m0, c1 = x1 CMP m1;                                \
+    const vi c2 = x2 CMP m2, c3 = x3 CMP m3;                                \
+    m0 = (vt)(((vi)x0 & c0) | ((vi)m0 & ~c0));                              \
+    m1 = (vt)(((vi)x1 & c1) | ((vi)m1 & ~c1));                              \
+    m2 = (vt)(((vi)x2 & c2) | ((vi)m2 & ~c2));                              \
+    m3 = (vt)(((vi)x3 & c3) | ((vi)m3 & ~c3))
+
 #define DEF_VEXT(NAME, CMP, N, T, IT)                                       \
     static TL_ALWAYS_INLINE void NAME##_vext_##N##_body(const T *q,          \
                                                          int64_t n, T *out,  \
@@ -1432,19 +1448,9 @@ DEF_ARG_F(f64, double, LDID)
         vi nn = m0 != m0;                                                   \
         int64_t i = 0;                                                      \
         for (; i + 4 * L <= n; i += 4 * L) {                                \
-            vt x0, x1, x2, x3;                                              \
             PREFETCH_AHEAD(q + i);                                          \
             PREFETCH_AHEAD(q + i + 2 * L);                                  \
-            memcpy(&x0, q + i, VBYTES);                                     \
-            memcpy(&x1, q + i + L, VBYTES);                                 \
-            memcpy(&x2, q + i + 2 * L, VBYTES);                             \
-            memcpy(&x3, q + i + 3 * L, VBYTES);                             \
-            const vi c0 = x0 CMP m0, c1 = x1 CMP m1;                        \
-            const vi c2 = x2 CMP m2, c3 = x3 CMP m3;                        \
-            m0 = (vt)(((vi)x0 & c0) | ((vi)m0 & ~c0));                      \
-            m1 = (vt)(((vi)x1 & c1) | ((vi)m1 & ~c1));                      \
-            m2 = (vt)(((vi)x2 & c2) | ((vi)m2 & ~c2));                      \
-            m3 = (vt)(((vi)x3 & c3) | ((vi)m3 & ~c3));                      \
+            LOAD4_KEEP_BETTER(CMP, VBYTES);                                 \
             nn |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);        \
         }                                                                   \
         const vi c1 = m1 CMP m0, c3 = m3 CMP m2;                            \
@@ -1684,17 +1690,7 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
         vi nn = it;                                                         \
         int64_t i = 0;                                                      \
         for (; i + 4 * L <= n; i += 4 * L) {                                \
-            vt x0, x1, x2, x3;                                              \
-            memcpy(&x0, q + i, 64);                                         \
-            memcpy(&x1, q + i + L, 64);                                     \
-            memcpy(&x2, q + i + 2 * L, 64);                                 \
-            memcpy(&x3, q + i + 3 * L, 64);                                 \
-            const vi c0 = x0 CMP m0, c1 = x1 CMP m1;                        \
-            const vi c2 = x2 CMP m2, c3 = x3 CMP m3;                        \
-            m0 = (vt)(((vi)x0 & c0) | ((vi)m0 & ~c0));                      \
-            m1 = (vt)(((vi)x1 & c1) | ((vi)m1 & ~c1));                      \
-            m2 = (vt)(((vi)x2 & c2) | ((vi)m2 & ~c2));                      \
-            m3 = (vt)(((vi)x3 & c3) | ((vi)m3 & ~c3));                      \
+            LOAD4_KEEP_BETTER(CMP, 64);                                     \
             k0 = (it & c0) | (k0 & ~c0);                                    \
             k1 = (it & c1) | (k1 & ~c1);                                    \
             k2 = (it & c2) | (k2 & ~c2);                                    \
