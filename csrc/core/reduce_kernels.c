@@ -1576,7 +1576,7 @@ DEF_ARG_F(f64, double, LDID)
  * keeping the first block that holds the extreme value (a strictly better
  * block replaces it), so the index search scans one block only. */
 #define ARG_BLOCK 1024
-#define DEF_VROWS(NAME, CMP, ARGNAME, N, T, PUT, TRY)                            \
+#define DEF_VROWS(NAME, CMP, ARGNAME, N, T, PUT, TRY)                       \
     static void NAME##_frow_##N(const char *p, int64_t n, int64_t s,         \
                                 int64_t idx0, const tl_racc *aux,            \
                                 tl_racc *res)                                \
@@ -1645,11 +1645,11 @@ DEF_ARG_F(f64, double, LDID)
  * the extreme value, what the scalar rule gives.  Indices live in the
  * lanes' integer width (int32 for float32): the runs reaching a row
  * kernel are at most TL_REDUCE_RCHUNK elements (reduce.c cuts longer
- * ones and combines the chunks' records by the same rule).  On AVX2 the same loop ran 1.6x slower than
- * the two passes (sixteen registers: the accumulators spill, and every
- * select is a blend instruction where AVX-512 has mask registers), so
- * AVX2 and the baseline keep the two passes; the index is the same
- * either way. */
+ * ones and combines the chunks' records by the same rule).  On AVX2 the
+ * same loop ran 1.6x slower than the two passes (sixteen registers: the
+ * accumulators spill, and every select is a blend instruction where
+ * AVX-512 has mask registers), so AVX2 and the baseline keep the two
+ * passes; the index is the same either way. */
 _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
                "argmax lane indices are int32 (Note [One-pass vector argmax])");
 
