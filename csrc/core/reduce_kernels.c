@@ -1518,26 +1518,19 @@ DEF_ARG_F(f64, double, LDID)
     DISPATCHED(NAME##_vext_##N, (const T *q, int64_t n, T *out, int *nan),  \
                (q, n, out, nan))
 
-/* Index of the first element of q[0..n) equal to v (want_nan: the first
- * NaN); n when none.  DISPATCHED: on the SSE2 baseline the search ran at
- * a third of the extreme pass's speed and dominated argmax over short
- * rows (Note [Vector extrema]). */
+/* Index of the first element of q[0..n) equal to v; n when none.
+ * DISPATCHED: on the SSE2 baseline the search ran at a third of the
+ * extreme pass's speed and dominated argmax over short rows (Note [Vector
+ * extrema]). */
 #define DEF_VFIND(N, T)                                                     \
     static TL_ALWAYS_INLINE void vfind_##N##_run_body(const T *q, int64_t n, \
-                                                   T v, int want_nan,        \
-                                                   int64_t *out)             \
+                                                   T v, int64_t *out)        \
     {                                                                       \
         int64_t i = 0;                                                      \
         for (; i + 64 <= n; i += 64) {                                      \
             int hit = 0;                                                    \
-            if (want_nan) {                                                 \
-                for (int k = 0; k < 64; k++) {                              \
-                    hit |= q[i + k] != q[i + k];                            \
-                }                                                           \
-            } else {                                                        \
-                for (int k = 0; k < 64; k++) {                              \
-                    hit |= q[i + k] == v;                                   \
-                }                                                           \
+            for (int k = 0; k < 64; k++) {                                  \
+                hit |= q[i + k] == v;                                       \
             }                                                               \
             if (hit) {                                                      \
                 break;                                                      \
@@ -1547,26 +1540,34 @@ DEF_ARG_F(f64, double, LDID)
         for (; i + 8 <= n; i += 8) {                                        \
             int hit = 0;                                                    \
             for (int k = 0; k < 8; k++) {                                   \
-                hit |= want_nan ? q[i + k] != q[i + k] : q[i + k] == v;     \
+                hit |= q[i + k] == v;                                       \
             }                                                               \
             if (hit) {                                                      \
                 break;                                                      \
             }                                                               \
         }                                                                   \
-        for (; i < n; i++) {                                                \
-            if (want_nan ? q[i] != q[i] : q[i] == v) {                      \
-                break;                                                      \
-            }                                                               \
+        for (; i < n && !(q[i] == v); i++) {                                \
         }                                                                   \
         *out = i;                                                           \
     }                                                                       \
-    DISPATCHED(vfind_##N##_run, (const T *q, int64_t n, T v, int want_nan,  \
-                                 int64_t *out),                             \
-               (q, n, v, want_nan, out))                                    \
-    static int64_t vfind_##N(const T *q, int64_t n, T v, int want_nan)      \
+    DISPATCHED(vfind_##N##_run, (const T *q, int64_t n, T v, int64_t *out), \
+               (q, n, v, out))                                              \
+    static int64_t vfind_##N(const T *q, int64_t n, T v)                    \
     {                                                                       \
         int64_t i;                                                          \
-        vfind_##N##_run(q, n, v, want_nan, &i);                             \
+        vfind_##N##_run(q, n, v, &i);                                       \
+        return i;                                                           \
+    }
+
+/* Index of the first NaN of q[0..n) (n when none): float types only.  The
+ * row kernels test FNAN && nan, which the compiler folds away for the
+ * integer types (FNAN 0), whose vfindnan is a macro never evaluated. */
+#define DEF_VFINDNAN(N, T)                                                  \
+    static int64_t vfindnan_##N(const T *q, int64_t n)                      \
+    {                                                                       \
+        int64_t i = 0;                                                      \
+        for (; i < n && q[i] == q[i]; i++) {                                \
+        }                                                                   \
         return i;                                                           \
     }
 
@@ -1576,7 +1577,7 @@ DEF_ARG_F(f64, double, LDID)
  * keeping the first block that holds the extreme value (a strictly better
  * block replaces it), so the index search scans one block only. */
 #define ARG_BLOCK 1024
-#define DEF_VROWS(NAME, CMP, ARGNAME, N, T, PUT, TRY)                       \
+#define DEF_VROWS(NAME, CMP, ARGNAME, N, T, PUT, TRY, FNAN)                 \
     static void NAME##_frow_##N(const char *p, int64_t n, int64_t s,         \
                                 int64_t idx0, const tl_racc *aux,            \
                                 tl_racc *res)                                \
@@ -1589,8 +1590,8 @@ DEF_ARG_F(f64, double, LDID)
         T r;                                                                \
         int nan;                                                            \
         NAME##_vext_##N(q, n, &r, &nan);                                    \
-        if (nan) {                                                          \
-            r = q[vfind_##N(q, n, r, 1)];                                   \
+        if (FNAN && nan) {                                                  \
+            r = q[vfindnan_##N(q, n)];                                      \
         }                                                                   \
         PUT(res, r);                                                        \
     }                                                                       \
@@ -1611,8 +1612,8 @@ DEF_ARG_F(f64, double, LDID)
             T r;                                                            \
             int nan;                                                        \
             NAME##_vext_##N(q + b, m, &r, &nan);                            \
-            if (nan) {                                                      \
-                i = b + vfind_##N(q + b, m, r, 1);                          \
+            if (FNAN && nan) {                                              \
+                i = b + vfindnan_##N(q + b, m);                             \
                 break;                                                      \
             }                                                               \
             if (r CMP best) {                                               \
@@ -1622,7 +1623,7 @@ DEF_ARG_F(f64, double, LDID)
         }                                                                   \
         if (i < 0) {                                                        \
             const int64_t m = n - bb < ARG_BLOCK ? n - bb : ARG_BLOCK;      \
-            i = bb + vfind_##N(q + bb, m, best, 0);                         \
+            i = bb + vfind_##N(q + bb, m, best);                            \
         }                                                                   \
         PUT(res, q[i]);                                                     \
         res->idx = idx0 + i;                                                \
@@ -1670,7 +1671,7 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
 
 #ifdef TL_AVX2_DISPATCH
 /* Index of the first extreme of q[0..n), or -1 when a NaN is there. */
-#define DEF_VARG512(NAME, CMP, N, T, IT)                                    \
+#define DEF_VARG512(NAME, CMP, N, T, IT, FNAN)                              \
     TL_TARGET_AVX512 static int64_t NAME##_varg512_##N(const T *q,           \
                                                         int64_t n)           \
     {                                                                       \
@@ -1707,7 +1708,7 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
         for (int k = 0; k < L; k++) {                                       \
             f |= nv[k] != 0;                                                \
         }                                                                   \
-        if (f) {                                                            \
+        if (FNAN && f) {                                                    \
             return -1;                                                      \
         }                                                                   \
         /* Iterations to indices (iteration -1: index 0). */                \
@@ -1758,7 +1759,7 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
     static int64_t NAME##_varg_##N(const T *q, int64_t n)                   \
     {                                                                       \
         const int64_t j = NAME##_varg512_##N(q, n);                         \
-        return j >= 0 ? j : vfind_##N(q, n, q[0], 1);                       \
+        return FNAN && j < 0 ? vfindnan_##N(q, n) : j;                      \
     }
 #define VARG_TRY(NAME, N, q, n, idx0, res, PUT)                             \
     if (have_avx512()) {                                                    \
@@ -1768,36 +1769,48 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
         return;                                                             \
     }
 #else
-#define DEF_VARG512(NAME, CMP, N, T, IT)
+#define DEF_VARG512(NAME, CMP, N, T, IT, FNAN)
 #define VARG_TRY(NAME, N, q, n, idx0, res, PUT)
 #endif
 
-#define DEF_VEXT_ALL(VEXT, N, T, IT, PUT)                                   \
+#define DEF_VEXT_ALL(VEXT, N, T, IT, PUT, FNAN)                             \
     VEXT(max, >, N, T, IT)                                                  \
     VEXT(min, <, N, T, IT)                                                  \
     DEF_VFIND(N, T)                                                         \
-    DEF_VROWS(max, >, argmax, N, T, PUT, NO_VARG)                           \
-    DEF_VROWS(min, <, argmin, N, T, PUT, NO_VARG)
+    DEF_VROWS(max, >, argmax, N, T, PUT, NO_VARG, FNAN)                     \
+    DEF_VROWS(min, <, argmin, N, T, PUT, NO_VARG, FNAN)
 #define NO_VARG(NAME, N, q, n, idx0, res, PUT)
-#define DEF_VEXT_WIDE(VEXT, N, T, IT, PUT)                                  \
+#define DEF_VEXT_WIDE(VEXT, N, T, IT, PUT, FNAN)                            \
     VEXT(max, >, N, T, IT)                                                  \
     VEXT(min, <, N, T, IT)                                                  \
     DEF_VFIND(N, T)                                                         \
-    DEF_VARG512(max, >, N, T, IT)                                           \
-    DEF_VARG512(min, <, N, T, IT)                                           \
-    DEF_VROWS(max, >, argmax, N, T, PUT, VARG_TRY)                          \
-    DEF_VROWS(min, <, argmin, N, T, PUT, VARG_TRY)
+    DEF_VARG512(max, >, N, T, IT, FNAN)                                     \
+    DEF_VARG512(min, <, N, T, IT, FNAN)                                     \
+    DEF_VROWS(max, >, argmax, N, T, PUT, VARG_TRY, FNAN)                    \
+    DEF_VROWS(min, <, argmin, N, T, PUT, VARG_TRY, FNAN)
 
-DEF_VEXT_ALL(DEF_VEXT, u8, uint8_t, int8_t, PUT_U)
-DEF_VEXT_ALL(DEF_VEXT, i8, int8_t, int8_t, PUT_S)
-DEF_VEXT_ALL(DEF_VEXT, i16, int16_t, int16_t, PUT_S)
-DEF_VEXT_ALL(DEF_VEXT, u16, uint16_t, int16_t, PUT_U)
-DEF_VEXT_WIDE(DEF_VEXT_INT, i32, int32_t, int32_t, PUT_S)
-DEF_VEXT_WIDE(DEF_VEXT_INT, u32, uint32_t, int32_t, PUT_U)
-DEF_VEXT_WIDE(DEF_VEXT_INT, i64, int64_t, int64_t, PUT_S)
-DEF_VEXT_WIDE(DEF_VEXT_INT, u64, uint64_t, int64_t, PUT_U)
-DEF_VEXT_WIDE(DEF_VEXT, f32, float, int32_t, PUT_F)
-DEF_VEXT_WIDE(DEF_VEXT, f64, double, int64_t, PUT_F)
+/* An integer run holds no NaN (never evaluated: see DEF_VFINDNAN). */
+#define vfindnan_u8(q, n) (n)
+#define vfindnan_i8(q, n) (n)
+#define vfindnan_i16(q, n) (n)
+#define vfindnan_u16(q, n) (n)
+#define vfindnan_i32(q, n) (n)
+#define vfindnan_u32(q, n) (n)
+#define vfindnan_i64(q, n) (n)
+#define vfindnan_u64(q, n) (n)
+DEF_VFINDNAN(f32, float)
+DEF_VFINDNAN(f64, double)
+
+DEF_VEXT_ALL(DEF_VEXT, u8, uint8_t, int8_t, PUT_U, 0)
+DEF_VEXT_ALL(DEF_VEXT, i8, int8_t, int8_t, PUT_S, 0)
+DEF_VEXT_ALL(DEF_VEXT, i16, int16_t, int16_t, PUT_S, 0)
+DEF_VEXT_ALL(DEF_VEXT, u16, uint16_t, int16_t, PUT_U, 0)
+DEF_VEXT_WIDE(DEF_VEXT_INT, i32, int32_t, int32_t, PUT_S, 0)
+DEF_VEXT_WIDE(DEF_VEXT_INT, u32, uint32_t, int32_t, PUT_U, 0)
+DEF_VEXT_WIDE(DEF_VEXT_INT, i64, int64_t, int64_t, PUT_S, 0)
+DEF_VEXT_WIDE(DEF_VEXT_INT, u64, uint64_t, int64_t, PUT_U, 0)
+DEF_VEXT_WIDE(DEF_VEXT, f32, float, int32_t, PUT_F, 1)
+DEF_VEXT_WIDE(DEF_VEXT, f64, double, int64_t, PUT_F, 1)
 
 /* bool and the half types keep the generic rows (their loads convert). */
 #define max_frow_b max_row_b
