@@ -647,7 +647,8 @@ names = ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32",
 for name in names:
     dt = getattr(tl, name)
     for shape, dim in [((37, 19), 0), ((5, 37, 19), 1), ((3, 41, 300), 1),
-                       ((1003,), None), ((9, 530), 1), ((4, 3000), 1)]:
+                       ((1003,), None), ((9, 530), 1), ((4, 3000), 1),
+                       ((40, 600), 0)]:
         x = rng.uniform(0.9, 1.1, shape)
         if dim == 1 and len(shape) == 2:
             x[1, shape[1] // 3] = np.nan  # argmax's first-NaN rule
@@ -665,6 +666,32 @@ for name in names:
                           tl.float64).numpy().tobytes())
 print(h.hexdigest())
 """
+
+
+@pytest.mark.parametrize("shape,dim", [
+    ((128, 256, 128), 1), ((3, 41, 300), 1), ((7, 50, 33), 1),
+    ((513, 5), 0), ((2, 9, 1, 160), 1), ((6, 4, 3, 129), (1, 2)),
+    ((300, 600), 0)])
+def test_float32_cols_strips_vs_float64(shape, dim):
+    """Note [Float32 cols in register strips]: float32 sums and products
+    over close rows (and the 8-row tree over far ones, the last case) are
+    within one float32 ulp of the float64 result, on views too."""
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype(np.float32)
+    axis = dim if isinstance(dim, int) else tuple(dim)
+    for x in (a, a[..., ::-1] if a.ndim > 2 else a[::-1]):
+        got = t(x).sum(dim=dim).numpy()
+        ref = x.astype(np.float64).sum(axis=axis)
+        assert got.dtype == np.float32
+        assert np.all(np.abs(got - ref) <= np.spacing(
+            np.abs(ref).astype(np.float32))), (shape, dim)
+        np.testing.assert_allclose(t(x).mean(dim=dim).numpy(),
+                                   ref / (x.size // ref.size), rtol=2e-7,
+                                   atol=1e-7)
+    p = (1 + 0.01 * a).astype(np.float32)
+    np.testing.assert_allclose(t(p).prod(dim=dim).numpy(),
+                               p.astype(np.float64).prod(axis=axis),
+                               rtol=3e-7)
 
 
 def test_baseline_and_avx2_reduction_clones_agree():
