@@ -694,6 +694,29 @@ def test_float32_cols_strips_vs_float64(shape, dim):
                                rtol=3e-7)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(128, 256, 128), (3, 41, 300),
+                                   (5, 9, 700), (4, 7, 33), (2, 300, 5)])
+def test_extrema_cols_strips_nan_and_zeros(dt, shape):
+    """The max/min register strips over close rows: NumPy's values, NaN
+    wherever a column holds one, and the first of equal zeros kept."""
+    rng = np.random.default_rng(shape[-1])
+    a = rng.standard_normal(shape).astype(dt)
+    ncol = shape[2]
+    cols = rng.choice(ncol, size=min(ncol, 7), replace=False)
+    a[0, rng.integers(shape[1]), cols[0]] = np.nan
+    a[-1, shape[1] - 1, cols[-1]] = np.nan
+    z = a[1 % shape[0]]
+    z[:, cols[1:3]] = 0.0
+    z[0, cols[1:3]] = -0.0  # first in row order
+    for op in ("amax", "amin"):
+        got = getattr(tl, op)(t(a), dim=1).numpy()
+        ref = getattr(np, op)(a, axis=1)
+        np.testing.assert_array_equal(got, ref)
+        assert np.array_equal(np.signbit(got[1 % shape[0], cols[1:3]]),
+                              [True] * len(cols[1:3])), op
+
+
 def test_baseline_and_avx2_reduction_clones_agree():
     # Note [AVX2 dispatch] (reduce_kernels.c): the AVX2 clones of the row
     # and 8-row cols kernels do the baseline's operations in the same

@@ -2042,6 +2042,9 @@ DEF_VEXT_WIDE(DEF_VEXT, f64, double, int64_t, PUT_F, 1)
                                  int64_t re, const tl_racc *aux,             \
                                  tl_racc *res)                               \
     {                                                                       \
+        if (VSTRIPS_##N(NAME, base, n, cs, rs, rb, re, res)) {              \
+            return;                                                         \
+        }                                                                   \
         if (cs != (int64_t)sizeof(T) || re - rb < 8) {                      \
             NAME##_cols_##N(base, n, cs, rs, rb, re, aux, res);             \
             return;                                                         \
@@ -2069,6 +2072,115 @@ DEF_VEXT_WIDE(DEF_VEXT, f64, double, int64_t, PUT_F, 1)
         }                                                                   \
     }
 
+/* Max/min over close rows in register strips, as the float32 sums
+ * (Note [Float32 cols in register strips]): a strip of K vectors of VB
+ * bytes from column col folds rows [rb, re) (at least one) with the
+ * NaN-propagating compare-and-blend, in row order; max and min are exact
+ * and the fold keeps the first of equal values (a zero of either sign)
+ * and the last NaN, as the 8-row tree does, so the strip width (the ISA)
+ * changes nothing.  Float types only: dim 1 of (128, 256, 128) float32
+ * amin ran at 1.7x PyTorch's time, float64 amax at 1.4x NumPy's. */
+#define DEF_VSTRIP(NAME, ATTR, CMP, T, IT, VB, K)                           \
+    ATTR static TL_ALWAYS_INLINE void NAME##_body(                           \
+        T *restrict out, const char *base, int64_t col, const tl_rspace *rs, \
+        int64_t rb, int64_t re)                                              \
+    {                                                                       \
+        typedef T vt __attribute__((vector_size(VB)));                      \
+        typedef IT vi __attribute__((vector_size(VB)));                     \
+        enum { L = VB / sizeof(T) };                                        \
+        vt a[K];                                                            \
+        int64_t idx[TL_MAX_DIMS];                                           \
+        int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        const T *q = (const T *)(base + off) + col;                         \
+        for (int k = 0; k < K; k++) {                                       \
+            memcpy(&a[k], q + k * L, VB);                                   \
+        }                                                                   \
+        for (int64_t r = rb + 1; r < re; r++) {                             \
+            off = tl_rspace_next(rs, idx, off);                             \
+            q = (const T *)(base + off) + col;                              \
+            for (int k = 0; k < K; k++) {                                   \
+                vt x;                                                       \
+                vi c;                                                       \
+                memcpy(&x, q + k * L, VB);                                  \
+                a[k] = VMMX(CMP, a[k], x, c);                               \
+            }                                                               \
+        }                                                                   \
+        memcpy(out, a, sizeof a);                                           \
+    }
+#define VS_PARAMS(T)                                                        \
+    (T *restrict out, const char *base, int64_t col, const tl_rspace *rs,   \
+     int64_t rb, int64_t re)
+#define VS_ARGS (out, base, col, rs, rb, re)
+#ifdef TL_AVX2_DISPATCH
+#define VS_512(NAME, CMP, N, T, IT)                                         \
+    DEF_VSTRIP(NAME##_vs1k_##N, TL_TARGET_AVX512, CMP, T, IT, 64, 16)       \
+    TL_TARGET_AVX512 static void NAME##_vs1k_##N VS_PARAMS(T)               \
+    {                                                                       \
+        NAME##_vs1k_##N##_body VS_ARGS;                                     \
+    }                                                                       \
+    DEF_VSTRIP(NAME##_vs512_##N, TL_TARGET_AVX512, CMP, T, IT, 64, 8)       \
+    TL_TARGET_AVX512 static void NAME##_vs512_##N VS_PARAMS(T)              \
+    {                                                                       \
+        NAME##_vs512_##N##_body VS_ARGS;                                    \
+    }
+/* With AVX-512, strips of 1 KiB of each row (16 vectors), then of 512
+ * bytes: a strip per row of up to 1 KiB, read once, where narrower
+ * strips would come back to the rows. */
+#define VS_RUN512(NAME, N, T, m, base, rs, rb, re, j, n)                    \
+    do {                                                                    \
+        enum { W1_ = 1024 / sizeof(T), W_ = 512 / sizeof(T) };              \
+        if (have_avx512()) {                                                \
+            for (; (n) - (j) >= W1_; (j) += W1_) {                          \
+                NAME##_vs1k_##N((m) + (j), (base), (j), (rs), (rb), (re));  \
+            }                                                               \
+            for (; (n) - (j) >= W_; (j) += W_) {                            \
+                NAME##_vs512_##N((m) + (j), (base), (j), (rs), (rb), (re)); \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+#else
+#define VS_512(NAME, CMP, N, T, IT)
+#define VS_RUN512(NAME, N, T, m, base, rs, rb, re, j, n) ((void)0)
+#endif
+/* NAME##_vstrips_##N: the strips path of NAME##_fcols_##N; returns 0
+ * (nothing done) unless the columns are contiguous and the rows close. */
+#define DEF_VSTRIPS(NAME, CMP, N, T, IT)                                    \
+    DEF_VSTRIP(NAME##_vs_##N, , CMP, T, IT, VBYTES, 8)                      \
+    DISPATCHED(NAME##_vs_##N, VS_PARAMS(T), VS_ARGS)                        \
+    VS_512(NAME, CMP, N, T, IT)                                             \
+    static int NAME##_vstrips_##N(const char *base, int64_t n, int64_t cs,  \
+                                  const tl_rspace *rs, int64_t rb,          \
+                                  int64_t re, tl_racc *res)                 \
+    {                                                                       \
+        enum { W = 8 * VBYTES / sizeof(T) };                                \
+        if (cs != (int64_t)sizeof(T) || !fstrip_rows(rs) || re <= rb) {     \
+            return 0;                                                       \
+        }                                                                   \
+        T m[TILE];                                                          \
+        int64_t j = 0;                                                      \
+        VS_RUN512(NAME, N, T, m, base, rs, rb, re, j, n);                   \
+        for (; n - j >= W; j += W) {                                        \
+            NAME##_vs_##N(m + j, base, j, rs, rb, re);                      \
+        }                                                                   \
+        if (j < n) {                                                        \
+            /* the last n - j < W columns: one pass, the same order */     \
+            int64_t idx[TL_MAX_DIMS];                                       \
+            int64_t off = tl_rspace_seek(rs, rb, idx);                      \
+            memcpy(m + j, base + off + j * (int64_t)sizeof(T),              \
+                   (size_t)(n - j) * sizeof(T));                            \
+            for (int64_t r = rb + 1; r < re; r++) {                         \
+                off = tl_rspace_next(rs, idx, off);                         \
+                const T *q = (const T *)(base + off);                       \
+                for (int64_t k = j; k < n; k++) {                           \
+                    m[k] = MMX(CMP, m[k], q[k]);                            \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+        for (int64_t k = 0; k < n; k++) {                                   \
+            PUT##N(&res[k], m[k]);                                          \
+        }                                                                   \
+        return 1;                                                           \
+    }
 #define PUTu8 PUT_U
 #define PUTi8 PUT_S
 #define PUTi16 PUT_S
@@ -2079,6 +2191,20 @@ DEF_VEXT_WIDE(DEF_VEXT, f64, double, int64_t, PUT_F, 1)
 #define PUTu64 PUT_U
 #define PUTf32 PUT_F
 #define PUTf64 PUT_F
+DEF_VSTRIPS(max, >, f32, float, int32_t)
+DEF_VSTRIPS(min, <, f32, float, int32_t)
+DEF_VSTRIPS(max, >, f64, double, int64_t)
+DEF_VSTRIPS(min, <, f64, double, int64_t)
+#define VSTRIPS_f32(NAME, ...) NAME##_vstrips_f32(__VA_ARGS__)
+#define VSTRIPS_f64(NAME, ...) NAME##_vstrips_f64(__VA_ARGS__)
+#define VSTRIPS_u8(NAME, ...) 0
+#define VSTRIPS_i8(NAME, ...) 0
+#define VSTRIPS_i16(NAME, ...) 0
+#define VSTRIPS_u16(NAME, ...) 0
+#define VSTRIPS_i32(NAME, ...) 0
+#define VSTRIPS_u32(NAME, ...) 0
+#define VSTRIPS_i64(NAME, ...) 0
+#define VSTRIPS_u64(NAME, ...) 0
 #define DEF_VCOLS_BOTH(N, T, IT)                                            \
     DEF_VCOLS(max, >, N, T, IT)                                             \
     DEF_VCOLS(min, <, N, T, IT)
