@@ -845,28 +845,30 @@ static void sum_cols_f32_tree(const char *base, int64_t n,
 /* Note [Float32 cols in register strips]
  * When consecutive rows are close (a row step of at most FSTRIP_MAX_STEP
  * bytes: a middle-dim reduction such as dim 1 of (128, 256, 128)),
- * float32 sums and products over contiguous columns fold each column row
- * by row in float64 held in registers: a strip of columns (16 vectors of
- * 8 float64 with AVX-512, 8 of 4 otherwise) runs down every row of the
- * call, then the next strip.  The tree of 8-row blocks (above) updates a
- * float64 array in memory once a block and converts 8 rows at a time; on
- * such rows the strips take 0.6 of its time (one thread, Zen 4, float32
- * sum over dim 1 of (128, 256, 128): 0.60 -> 0.36 ms; of (32, 64, 128):
- * 42 -> 30 us).  Rows further apart keep the tree: a strip reads a few
- * lines of a row before it moves to the next, and across pages the
- * hardware prefetchers do not follow it (dim 0 of a 4096^2 float32
- * matrix, from memory: 1.23 -> 1.7 of NumPy's time with strips).  The
- * choice depends on the tensor's layout only, never on the thread count
- * or the ISA.  A column's order in a strip is fixed (its rows in order,
- * from 0.0 or 1.0) whatever the strip width, so the AVX-512, AVX2 and
- * baseline strips give bit-identical results.  A float64 sum of float32
- * values loses nothing a float32 result can see over a call's rows (at
- * most TL_REDUCE_RCHUNK; chunks then combine pairwise): the error is
- * below 2^-38 of the sum of magnitudes. */
+ * float32 sums and products (and float64 products) over contiguous
+ * columns fold each column row by row in float64 held in registers: a
+ * strip of columns (16 vectors of 8 float64 with AVX-512, 8 of 4
+ * otherwise) runs down every row of the call, then the next strip.  The
+ * tree of 8-row blocks (above) updates a float64 array in memory once a
+ * block and converts 8 rows at a time; on such rows the strips take 0.6
+ * of its time or less (one thread, Zen 4, dim 1 of (128, 256, 128):
+ * float32 sum 0.60 -> 0.36 ms, float64 product 2.07 -> 0.96 ms; float32
+ * sum of (32, 64, 128): 42 -> 30 us).  Max and min do the same with
+ * their own strips (DEF_VSTRIP).  Rows further apart keep the tree: a
+ * strip reads a few lines of a row before it moves to the next, and
+ * across pages the hardware prefetchers do not follow it (dim 0 of a
+ * 4096^2 float32 matrix, from memory: 1.23 -> 1.7 of NumPy's time with
+ * strips).  The choice depends on the tensor's layout only, never on the
+ * thread count or the ISA.  A column's order in a strip is fixed (its
+ * rows in order, from 0.0 or 1.0) whatever the strip width, so the
+ * AVX-512, AVX2 and baseline strips give bit-identical results.  A
+ * float64 sum of float32 values loses nothing a float32 result can see
+ * over a call's rows (at most TL_REDUCE_RCHUNK; chunks then combine
+ * pairwise): the error is below 2^-38 of the sum of magnitudes. */
 #define FSTRIP_MAX_STEP 2048
-/* NAME_body: the strip of K vectors VD from column col, folded with OP
- * from INIT down rows [rb, re); out gets K * lanes float64 values. */
-#define DEF_FSTRIP(NAME, ATTR, VD, K, LOADCVT, OP, INIT)                    \
+/* NAME_body: the strip of K vectors VD from column col (of T), folded
+ * with OP from INIT down rows [rb, re); out gets K * lanes float64. */
+#define DEF_FSTRIP(NAME, ATTR, T, VD, K, LOADCVT, OP, INIT)                 \
     ATTR static TL_ALWAYS_INLINE void NAME##_body(                           \
         double *restrict out, const char *base, int64_t col,                 \
         const tl_rspace *rs, int64_t rb, int64_t re)                         \
@@ -879,7 +881,7 @@ static void sum_cols_f32_tree(const char *base, int64_t n,
         int64_t idx[TL_MAX_DIMS];                                           \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         for (int64_t r = rb; r < re; r++) {                                 \
-            const float *q = (const float *)(base + off) + col;             \
+            const T *q = (const T *)(base + off) + col;                     \
             for (int k = 0; k < K; k++) {                                   \
                 a[k] = a[k] OP LOADCVT(q + k * L_);                         \
             }                                                               \
@@ -900,18 +902,26 @@ typedef float fs_v4f __attribute__((vector_size(16)));
         (fs_v4d){x_[0], x_[1], x_[2], x_[3]};                               \
     })
 #define FS_LOAD8(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+/* The same for float64 columns: plain loads. */
+#define FD_LOAD4(p)                                                         \
+    __extension__({                                                         \
+        fs_v4d x_;                                                          \
+        memcpy(&x_, (p), sizeof x_);                                        \
+        x_;                                                                 \
+    })
+#define FD_LOAD8(p) _mm512_loadu_pd(p)
 #define FS_PARAMS                                                           \
     (double *restrict out, const char *base, int64_t col,                   \
      const tl_rspace *rs, int64_t rb, int64_t re)
 #define FS_ARGS (out, base, col, rs, rb, re)
 
-/* NAME##_strips(base, n, rs, rb, re, res): the float32 columns [0, n)
+/* NAME##_strips(base, n, rs, rb, re, res): the columns [0, n) of T
  * folded with OP from INIT into res[j].v.d[0] (Note [Float32 cols in
  * register strips]). */
-#define DEF_FSTRIPS(NAME, OP, INIT)                                         \
-    DEF_FSTRIP(NAME##32, , fs_v4d, 8, FS_LOAD4, OP, INIT)                   \
+#define DEF_FSTRIPS(NAME, T, OP, INIT, LOAD4, LOAD8)                        \
+    DEF_FSTRIP(NAME##32, , T, fs_v4d, 8, LOAD4, OP, INIT)                   \
     DISPATCHED(NAME##32, FS_PARAMS, FS_ARGS)                                \
-    FS_STRIP512(NAME, OP, INIT)                                             \
+    FS_STRIP512(NAME, T, OP, INIT, LOAD8)                                   \
     static void NAME##_strips(const char *base, int64_t n,                  \
                               const tl_rspace *rs, int64_t rb, int64_t re,  \
                               tl_racc *res)                                 \
@@ -932,7 +942,7 @@ typedef float fs_v4f __attribute__((vector_size(16)));
                 a[k] = (INIT);                                              \
             }                                                               \
             for (int64_t r = rb; r < re; r++) {                             \
-                const float *q = (const float *)(base + off) + j;           \
+                const T *q = (const T *)(base + off) + j;                   \
                 for (int64_t k = 0; k < m; k++) {                           \
                     a[k] = a[k] OP (double)q[k];                            \
                 }                                                           \
@@ -945,8 +955,8 @@ typedef float fs_v4f __attribute__((vector_size(16)));
         }                                                                   \
     }
 #ifdef TL_AVX2_DISPATCH
-#define FS_STRIP512(NAME, OP, INIT)                                         \
-    DEF_FSTRIP(NAME##128, TL_TARGET_AVX512, __m512d, 16, FS_LOAD8, OP,      \
+#define FS_STRIP512(NAME, T, OP, INIT, LOAD8)                              \
+    DEF_FSTRIP(NAME##128, TL_TARGET_AVX512, T, __m512d, 16, LOAD8, OP,      \
                INIT)                                                        \
     TL_TARGET_AVX512 static void NAME##128 FS_PARAMS                        \
     {                                                                       \
@@ -961,12 +971,13 @@ typedef float fs_v4f __attribute__((vector_size(16)));
         }                                                                   \
     } while (0)
 #else
-#define FS_STRIP512(NAME, OP, INIT)
+#define FS_STRIP512(NAME, T, OP, INIT, LOAD8)
 #define FS_RUN512(NAME, acc, base, rs, rb, re, j, n) ((void)0)
 #endif
 
-DEF_FSTRIPS(fsum, +, 0.0)
-DEF_FSTRIPS(fprod, *, 1.0)
+DEF_FSTRIPS(fsum, float, +, 0.0, FS_LOAD4, FS_LOAD8)
+DEF_FSTRIPS(fprod, float, *, 1.0, FS_LOAD4, FS_LOAD8)
+DEF_FSTRIPS(dprod, double, *, 1.0, FD_LOAD4, FD_LOAD8)
 
 /* Whether the rows of rs are close enough for the strips. */
 static inline bool fstrip_rows(const tl_rspace *rs)
@@ -1206,8 +1217,8 @@ DEF_FPROD(f16, uint16_t, LDH)
 DEF_FPROD(bf16, uint16_t, LDBF)
 DEF_FPROD(f32, float, LDID)
 
-/* float32 products over close contiguous rows: the strips (Note
- * [Float32 cols in register strips]); otherwise the 8-row blocks. */
+/* float32 and float64 products over close contiguous rows: the strips
+ * (Note [Float32 cols in register strips]); otherwise the 8-row blocks. */
 static void prod_cols_f32s(const char *base, int64_t n, int64_t cs,
                            const tl_rspace *rs, int64_t rb, int64_t re,
                            const tl_racc *aux, tl_racc *res)
@@ -1219,6 +1230,17 @@ static void prod_cols_f32s(const char *base, int64_t n, int64_t cs,
     }
 }
 DEF_FPROD(f64, double, LDID)
+
+static void prod_cols_f64s(const char *base, int64_t n, int64_t cs,
+                           const tl_rspace *rs, int64_t rb, int64_t re,
+                           const tl_racc *aux, tl_racc *res)
+{
+    if (cs == (int64_t)sizeof(double) && fstrip_rows(rs)) {
+        dprod_strips(base, n, rs, rb, re, res);
+    } else {
+        prod_cols_f64(base, n, cs, rs, rb, re, aux, res);
+    }
+}
 
 /* Contiguous float32 / float64 products: 16 float64 lanes (four 4-wide
  * vectors) instead of one serial chain; the lanes multiply together
@@ -2961,7 +2983,9 @@ static const tl_rkernel prod_k[TL_DTYPE_COUNT] = {
     PROD_F(f16, FLOAT16), PROD_F(bf16, BFLOAT16),
     [TL_DTYPE_FLOAT32] = K(TL_DTYPE_FLOAT64, false, comb_d_mul,
                            prod_frow_f32, prod_cols_f32s, fin_d),
-    PROD_F(f64, FLOAT64), PROD_C(c64, COMPLEX64), PROD_C(c128, COMPLEX128),
+    [TL_DTYPE_FLOAT64] = K(TL_DTYPE_FLOAT64, false, comb_d_mul,
+                           prod_frow_f64, prod_cols_f64s, fin_d),
+    PROD_C(c64, COMPLEX64), PROD_C(c128, COMPLEX128),
 };
 
 /* Value-keeping families (max, min, argmax, argmin): the final dtype by
