@@ -721,6 +721,29 @@ def test_extrema_cols_strips_nan_and_zeros(dt, shape):
                               [True] * len(cols[1:3])), op
 
 
+@pytest.mark.parametrize("shape", [(16, 40, 128), (3, 33, 300),
+                                   (2, 5, 260)])
+def test_nansum_cols_strips(shape):
+    """float32 nansum/nanmean over close rows (the AVX-512 strips, 128
+    columns at a time, then the row-by-row tail): NumPy's float64 result
+    rounded, and each column's count of non-NaN elements."""
+    rng = np.random.default_rng(shape[-1])
+    a = rng.standard_normal(shape).astype(np.float32)
+    a[rng.random(shape) < 0.2] = np.nan
+    a[:, :, 7] = np.nan  # a column of NaNs only: sum 0, mean NaN
+    ref = np.nansum(a.astype(np.float64), axis=1)
+    got = tl.nansum(t(a), dim=1).numpy()
+    assert np.all(np.abs(got - ref) <= np.spacing(
+        np.abs(ref).astype(np.float32)))
+    with np.errstate(invalid="ignore"):
+        mref = np.nanmean(a.astype(np.float64), axis=1)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_allclose(tl.nanmean(t(a), dim=1).numpy(), mref,
+                                   rtol=3e-7, atol=1e-7)
+
+
 def test_baseline_and_avx2_reduction_clones_agree():
     # Note [AVX2 dispatch] (reduce_kernels.c): the AVX2 clones of the row
     # and 8-row cols kernels do the baseline's operations in the same

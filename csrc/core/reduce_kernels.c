@@ -2920,6 +2920,82 @@ DEF_NANSUM(bf16, uint16_t, LDBF, NAN_ADD_PLAIN, nanlanes_bf16_body,
 DEF_NANSUM(f32, float, LDID, NAN_ADD_PLAIN, nanlanes_f32, nancolrow_f32)
 DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP, nanlanes_f64, nancolrow_f64)
 
+#ifdef TL_AVX2_DISPATCH
+/* float32 nansum over close rows with AVX-512: 128 columns in register
+ * strips (Note [Float32 cols in register strips]): sixteen float64 sums
+ * and eight int32 counts of the non-NaN elements (a call has at most
+ * TL_REDUCE_RCHUNK rows), a NaN made +0 before it converts.  Each
+ * column adds in row order from 0, as nancolrow_f32 does, so the bits
+ * are the same either way.  Dim 1 of (128, 256, 128), one thread:
+ * 1.16 -> 0.67 ms (PyTorch 1.0-1.1). */
+TL_TARGET_AVX512 static void nanstrip128_f32(double *h, uint64_t *c,
+                                             const char *base, int64_t col,
+                                             const tl_rspace *rs,
+                                             int64_t rb, int64_t re)
+{
+    __m512d a[16];
+    __m512i k1[8];
+    for (int k = 0; k < 16; k++) {
+        a[k] = _mm512_setzero_pd();
+    }
+    for (int k = 0; k < 8; k++) {
+        k1[k] = _mm512_setzero_si512();
+    }
+    const __m512i minus1 = _mm512_set1_epi32(-1);
+    int64_t idx[TL_MAX_DIMS];
+    int64_t off = tl_rspace_seek(rs, rb, idx);
+    for (int64_t r = rb; r < re; r++) {
+        const float *q = (const float *)(base + off) + col;
+        for (int k = 0; k < 8; k++) {
+            const __m512 x = _mm512_loadu_ps(q + 16 * k);
+            const __mmask16 ok = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+            const __m512 y = _mm512_maskz_mov_ps(ok, x);
+            a[2 * k] = _mm512_add_pd(
+                a[2 * k], _mm512_cvtps_pd(_mm512_castps512_ps256(y)));
+            a[2 * k + 1] = _mm512_add_pd(
+                a[2 * k + 1], _mm512_cvtps_pd(_mm512_extractf32x8_ps(y, 1)));
+            k1[k] = _mm512_mask_sub_epi32(k1[k], ok, k1[k], minus1);
+        }
+        off = tl_rspace_next(rs, idx, off);
+    }
+    for (int k = 0; k < 16; k++) {
+        _mm512_storeu_pd(h + 8 * k, a[k]);
+    }
+    for (int k = 0; k < 8; k++) {
+        uint32_t n32[16];
+        _mm512_storeu_si512((void *)n32, k1[k]);
+        for (int i = 0; i < 16; i++) {
+            c[16 * k + i] = n32[i];
+        }
+    }
+}
+#endif
+
+static void nansum_cols_f32s(const char *base, int64_t n, int64_t cs,
+                             const tl_rspace *rs, int64_t rb, int64_t re,
+                             const tl_racc *aux, tl_racc *res)
+{
+    int64_t j = 0;
+#ifdef TL_AVX2_DISPATCH
+    if (cs == (int64_t)sizeof(float) && fstrip_rows(rs) && have_avx512()) {
+        double h[128];
+        uint64_t c[128];
+        for (; n - j >= 128; j += 128) {
+            nanstrip128_f32(h, c, base, j, rs, rb, re);
+            for (int k = 0; k < 128; k++) {
+                res[j + k].v.d[0] = h[k];
+                res[j + k].v.d[1] = 0;
+                res[j + k].v.u[2] = c[k];
+            }
+        }
+    }
+#endif
+    if (j < n) {
+        nansum_cols_f32(base + j * cs, n - j, cs, rs, rb, re,
+                        aux ? aux + j : NULL, res + j);
+    }
+}
+
 static void comb_nansum(tl_racc *a, const tl_racc *b)
 {
     dd_add(&a->v.d[0], &a->v.d[1], b->v.d[0], b->v.d[1]);
@@ -3057,7 +3133,9 @@ static const tl_rkernel var_k[TL_DTYPE_COUNT] = {
     [TL_DTYPE_##DN] = K(TL_DTYPE_FLOAT64, true, comb_nansum, nansum_row_##N, \
                         nansum_cols_##N, fin_nansum)
 static const tl_rkernel nansum_k[TL_DTYPE_COUNT] = {
-    NANSUM(f16, FLOAT16), NANSUM(bf16, BFLOAT16), NANSUM(f32, FLOAT32),
+    NANSUM(f16, FLOAT16), NANSUM(bf16, BFLOAT16),
+    [TL_DTYPE_FLOAT32] = K(TL_DTYPE_FLOAT64, true, comb_nansum,
+                           nansum_row_f32, nansum_cols_f32s, fin_nansum),
     NANSUM(f64, FLOAT64),
 };
 
