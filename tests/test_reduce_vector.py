@@ -676,7 +676,7 @@ def test_float32_cols_strips_vs_float64(shape, dim):
     """Note [Float32 cols in register strips]: float32 sums and products
     over close rows (and the 8-row tree over far ones, the last case) are
     within one float32 ulp of the float64 result, on views too; float64
-    products agree with NumPy's."""
+    products and sums agree with NumPy's."""
     rng = np.random.default_rng(sum(shape))
     a = rng.standard_normal(shape).astype(np.float32)
     axis = dim if isinstance(dim, int) else tuple(dim)
@@ -696,6 +696,10 @@ def test_float32_cols_strips_vs_float64(shape, dim):
     p64 = 1 + 0.01 * a.astype(np.float64)
     np.testing.assert_allclose(t(p64).prod(dim=dim).numpy(),
                                p64.prod(axis=axis), rtol=1e-13)
+    s64 = a.astype(np.float64) * 1e3
+    scale = np.abs(s64).sum(axis=axis)
+    assert np.all(np.abs(t(s64).sum(dim=dim).numpy() - s64.sum(axis=axis))
+                  <= 1e-14 * scale)
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])

@@ -740,6 +740,9 @@ DEF_ISUM(u64, uint64_t, U64U)
             }                                                               \
             return;                                                         \
         }                                                                   \
+        if (FCOLS_LEAF_##N(base, n, cs, rs, rb, re, acc)) {                 \
+            return;                                                         \
+        }                                                                   \
         int64_t idx[TL_MAX_DIMS];                                           \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
         int64_t r = rb;                                                     \
@@ -775,10 +778,12 @@ DEF_ISUM(u64, uint64_t, U64U)
         }                                                                   \
     }
 
+#define FCOLS_LEAF_f16(...) 0
+#define FCOLS_LEAF_bf16(...) 0
+#define FCOLS_LEAF_f32g(...) 0
 DEF_FCOLS(f16, uint16_t, LDH)
 DEF_FCOLS(bf16, uint16_t, LDBF)
 DEF_FCOLS(f32g, float, LDID)
-DEF_FCOLS(f64, double, LDID)
 
 /* float32 cols, contiguous columns: blocks of 8 rows add in float64 (a
  * tree), and the blocks accumulate in float64.  8 row loads and one float64 update per element
@@ -844,27 +849,27 @@ static void sum_cols_f32_tree(const char *base, int64_t n,
 
 /* Note [Float32 cols in register strips]
  * When consecutive rows are close (a row step of at most FSTRIP_MAX_STEP
- * bytes: a middle-dim reduction such as dim 1 of (128, 256, 128)),
- * float32 sums and products (and float64 products) over contiguous
- * columns fold each column row by row in float64 held in registers: a
- * strip of columns (16 vectors of 8 float64 with AVX-512, 8 of 4
- * otherwise) runs down every row of the call, then the next strip.  The
- * tree of 8-row blocks (above) updates a float64 array in memory once a
- * block and converts 8 rows at a time; on such rows the strips take 0.6
- * of its time or less (one thread, Zen 4, dim 1 of (128, 256, 128):
- * float32 sum 0.60 -> 0.36 ms, float64 product 2.07 -> 0.96 ms; float32
- * sum of (32, 64, 128): 42 -> 30 us).  Max and min do the same with
- * their own strips (DEF_VSTRIP).  Rows further apart keep the tree: a
- * strip reads a few lines of a row before it moves to the next, and
- * across pages the hardware prefetchers do not follow it (dim 0 of a
- * 4096^2 float32 matrix, from memory: 1.23 -> 1.7 of NumPy's time with
- * strips).  The choice depends on the tensor's layout only, never on the
- * thread count or the ISA.  A column's order in a strip is fixed (its
- * rows in order, from 0.0 or 1.0) whatever the strip width, so the
- * AVX-512, AVX2 and baseline strips give bit-identical results.  A
- * float64 sum of float32 values loses nothing a float32 result can see
- * over a call's rows (at most TL_REDUCE_RCHUNK; chunks then combine
- * pairwise): the error is below 2^-38 of the sum of magnitudes. */
+ * bytes: a middle-dim reduction such as dim 1 of (128, 256, 128)), float32
+ * sums and products (and float64 products) over contiguous columns fold each
+ * column row by row in float64 held in registers: a strip of columns (16
+ * vectors of 8 float64 with AVX-512, 8 of 4 otherwise) runs down every row of
+ * the call, then the next strip. The tree of 8-row blocks (above) updates a
+ * float64 array in memory once a block and converts 8 rows at a time; on such
+ * rows the strips take 0.6 of its time or less (one thread, Zen 4, dim 1 of
+ * (128, 256, 128): float32 sum 0.60 -> 0.36 ms, float64 product 2.07 -> 0.96
+ * ms; float32 sum of (32, 64, 128): 42 -> 30 us). Float64 sums keep their
+ * pairwise tree of SUM_LEAF-row leaves (DEF_FCOLS) and sum each leaf in strips
+ * (dsum_leaf; the same dim: 2.1-2.4 -> 1.1 ms, NumPy 1.34). Max and min do the
+ * same with their own strips (DEF_VSTRIP). Rows further apart keep the tree: a
+ * strip reads a few lines of a row before it moves to the next, and across
+ * pages the hardware prefetchers do not follow it (dim 0 of a 4096^2 float32
+ * matrix, from memory: 1.23 -> 1.7 of NumPy's time with strips). The choice
+ * depends on the tensor's layout only, never on the thread count or the ISA. A
+ * column's order in a strip is fixed (its rows in order, from 0.0 or 1.0)
+ * whatever the strip width, so the AVX-512, AVX2 and baseline strips give
+ * bit-identical results. A float64 sum of float32 values loses nothing a
+ * float32 result can see over a call's rows (at most TL_REDUCE_RCHUNK; chunks
+ * then combine pairwise): the error is below 2^-38 of the sum of magnitudes. */
 #define FSTRIP_MAX_STEP 2048
 /* NAME_body: the strip of K vectors VD from column col (of T), folded
  * with OP from INIT down rows [rb, re); out gets K * lanes float64. */
@@ -915,18 +920,18 @@ typedef float fs_v4f __attribute__((vector_size(16)));
      const tl_rspace *rs, int64_t rb, int64_t re)
 #define FS_ARGS (out, base, col, rs, rb, re)
 
-/* NAME##_strips(base, n, rs, rb, re, res): the columns [0, n) of T
- * folded with OP from INIT into res[j].v.d[0] (Note [Float32 cols in
- * register strips]). */
+/* NAME##_strips_to(base, n, rs, rb, re, acc): the columns [0, n) of T
+ * folded with OP from INIT into acc[0..n) (Note [Float32 cols in
+ * register strips]); NAME##_strips (DEF_FSTRIPS_RES): the same into
+ * res[j].v.d[0]. */
 #define DEF_FSTRIPS(NAME, T, OP, INIT, LOAD4, LOAD8)                        \
     DEF_FSTRIP(NAME##32, , T, fs_v4d, 8, LOAD4, OP, INIT)                   \
     DISPATCHED(NAME##32, FS_PARAMS, FS_ARGS)                                \
     FS_STRIP512(NAME, T, OP, INIT, LOAD8)                                   \
-    static void NAME##_strips(const char *base, int64_t n,                  \
-                              const tl_rspace *rs, int64_t rb, int64_t re,  \
-                              tl_racc *res)                                 \
+    static void NAME##_strips_to(const char *base, int64_t n,               \
+                                 const tl_rspace *rs, int64_t rb,           \
+                                 int64_t re, double *acc)                   \
     {                                                                       \
-        double acc[TILE];                                                   \
         int64_t j = 0;                                                      \
         FS_RUN512(NAME, acc, base, rs, rb, re, j, n);                       \
         for (; n - j >= 32; j += 32) {                                      \
@@ -949,6 +954,14 @@ typedef float fs_v4f __attribute__((vector_size(16)));
                 off = tl_rspace_next(rs, idx, off);                         \
             }                                                               \
         }                                                                   \
+    }
+#define DEF_FSTRIPS_RES(NAME)                                               \
+    static void NAME##_strips(const char *base, int64_t n,                  \
+                              const tl_rspace *rs, int64_t rb, int64_t re,  \
+                              tl_racc *res)                                 \
+    {                                                                       \
+        double acc[TILE];                                                   \
+        NAME##_strips_to(base, n, rs, rb, re, acc);                         \
         for (int64_t k = 0; k < n; k++) {                                   \
             res[k].v.d[0] = acc[k];                                         \
             res[k].v.d[1] = 0;                                              \
@@ -976,8 +989,12 @@ typedef float fs_v4f __attribute__((vector_size(16)));
 #endif
 
 DEF_FSTRIPS(fsum, float, +, 0.0, FS_LOAD4, FS_LOAD8)
+DEF_FSTRIPS_RES(fsum)
 DEF_FSTRIPS(fprod, float, *, 1.0, FS_LOAD4, FS_LOAD8)
+DEF_FSTRIPS_RES(fprod)
 DEF_FSTRIPS(dprod, double, *, 1.0, FD_LOAD4, FD_LOAD8)
+DEF_FSTRIPS_RES(dprod)
+DEF_FSTRIPS(dsum, double, +, 0.0, FD_LOAD4, FD_LOAD8)
 
 /* Whether the rows of rs are close enough for the strips. */
 static inline bool fstrip_rows(const tl_rspace *rs)
@@ -985,6 +1002,26 @@ static inline bool fstrip_rows(const tl_rspace *rs)
     return rs->nr > 0 && rs->stride[0] >= -FSTRIP_MAX_STEP &&
            rs->stride[0] <= FSTRIP_MAX_STEP;
 }
+
+/* A leaf of the float64 pairwise cols sum (DEF_FCOLS: at most SUM_LEAF
+ * rows, in order) over close contiguous rows: the strips.  Returns 0
+ * (nothing done) otherwise. */
+static int dsum_leaf(const char *base, int64_t n, int64_t cs,
+                     const tl_rspace *rs, int64_t rb, int64_t re,
+                     double *acc)
+{
+    if (cs != (int64_t)sizeof(double) || !fstrip_rows(rs)) {
+        return 0;
+    }
+    double part[TILE];
+    dsum_strips_to(base, n, rs, rb, re, part);
+    for (int64_t j = 0; j < n; j++) {
+        acc[j] += part[j];
+    }
+    return 1;
+}
+#define FCOLS_LEAF_f64(...) dsum_leaf(__VA_ARGS__)
+DEF_FCOLS(f64, double, LDID)
 
 static void sum_cols_f32(const char *base, int64_t n, int64_t cs,
                          const tl_rspace *rs, int64_t rb, int64_t re,
