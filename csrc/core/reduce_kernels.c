@@ -869,7 +869,8 @@ static void sum_cols_f32_tree(const char *base, int64_t n,
  * whatever the strip width, so the AVX-512, AVX2 and baseline strips give
  * bit-identical results. A float64 sum of float32 values loses nothing a
  * float32 result can see over a call's rows (at most TL_REDUCE_RCHUNK; chunks
- * then combine pairwise): the error is below 2^-38 of the sum of magnitudes. */
+ * then combine pairwise): the error is below 2^-38 of the sum of
+ * magnitudes. */
 #define FSTRIP_MAX_STEP 2048
 /* NAME_body: the strip of K vectors VD from column col (of T), folded
  * with OP from INIT down rows [rb, re); out gets K * lanes float64. */
