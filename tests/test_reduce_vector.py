@@ -500,6 +500,49 @@ def test_nansum_long_accuracy():
                                                            rel=1e-6)
 
 
+def test_nansum_f32_lane_blocks_vs_numpy():
+    """Note [Float32 nansum in lane blocks]: over random float32 arrays
+    with NaNs (narrow, wide-ranged and shifted data) the RMS error of
+    nansum against a float64 reference is below NumPy's, nanmean divides
+    by the count of non-NaN elements, and a block holding an infinity or
+    overflowing float32 lanes is summed again in float64."""
+    for kind in ("normal", "wide", "shifted"):
+        e_ours, e_np = [], []
+        for seed in range(16):
+            rng = np.random.default_rng(2000 + seed)
+            n = int(rng.integers(1000, 100000))
+            a = rng.standard_normal(n)
+            if kind == "wide":
+                a = a * np.exp(rng.uniform(-15, 15, n))
+            elif kind == "shifted":
+                a = a + 100
+            a = a.astype(np.float32)
+            a[rng.random(n) < 0.15] = np.nan
+            ref = np.nansum(a.astype(np.float64))
+            e_ours.append(abs(float(tl.nansum(t(a)).item()) - ref))
+            e_np.append(abs(float(np.nansum(a)) - ref))
+            cnt = np.count_nonzero(~np.isnan(a))
+            assert float(tl.nanmean(t(a)).item()) == pytest.approx(
+                ref / cnt, rel=1e-6, abs=1e-6)
+        assert np.sqrt(np.mean(np.square(e_ours))) <= \
+            np.sqrt(np.mean(np.square(e_np))), kind
+    b = np.full(2000, 3e38, np.float32)
+    b[::5] = np.nan
+    b[1999] = -3e38
+    ref = np.nansum(b.astype(np.float64))
+    assert float(tl.nansum(t(b).double()).item()) == pytest.approx(ref)
+    assert float(tl.nansum(t(b)).item()) == np.float32(ref)  # inf
+    b[:] = 1
+    b[::3] = np.nan
+    b[700] = -np.inf
+    assert float(tl.nansum(t(b)).item()) == -np.inf
+    # float32 lanes overflow (8 of +-3e38 each) where the float64 sum is 0
+    c = np.zeros(2048, np.float32)
+    c[::64], c[1::64], c[2::64] = 3e38, -3e38, np.nan
+    assert float(tl.nansum(t(c)).item()) == 0.0
+    assert float(tl.nanmean(t(c)).item()) == 0.0
+
+
 def test_reduce_vector_leak_loop():
     """The new kernels and nansum/nanmean (incl. their error paths) keep
     allocator stats and refcounts flat."""

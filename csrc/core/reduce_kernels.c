@@ -2782,9 +2782,10 @@ DEF_NANLANES(f16, uint16_t, LDH, NAN_ADD_PLAIN)
 DEF_NANLANES(bf16, uint16_t, LDBF, NAN_ADD_PLAIN)
 
 /* float64 (float32 rows: Note [Float32 nansum in lane blocks]): the same
- * lanes and operations as DEF_NANLANES in explicit 4-wide vectors (gcc does not if-convert the scalar form's
- * select, so it ran a compare-and-branch per element): the not-NaN mask
- * keeps x or makes it +0 and, as -1, counts itself. */
+ * lanes and operations as DEF_NANLANES in explicit 4-wide vectors (gcc
+ * does not if-convert the scalar form's select, so it ran a
+ * compare-and-branch per element): the not-NaN mask keeps x or makes it
+ * +0 and, as -1, counts itself. */
 #if defined(__GNUC__)
 typedef float nan_v4f __attribute__((vector_size(16)));
 typedef double nan_v4d __attribute__((vector_size(32)));
