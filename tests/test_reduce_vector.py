@@ -543,6 +543,25 @@ def test_nansum_f32_lane_blocks_vs_numpy():
     assert float(tl.nanmean(t(c)).item()) == 0.0
 
 
+@pytest.mark.parametrize("dt", [np.int32, np.uint32, np.float32])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 70001])
+def test_count_nonzero_uint32_lanes(dt, n):
+    """count_nonzero of contiguous 32-bit rows (uint32 lanes, rows cut at
+    TL_REDUCE_RCHUNK): NumPy's counts; -0.0 is zero, NaN is not."""
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 3, n).astype(dt)
+    if dt == np.float32:
+        a[rng.random(n) < 0.1] = -0.0
+        a[rng.random(n) < 0.1] = np.nan
+    assert int(tl.count_nonzero(t(a)).item()) == np.count_nonzero(a)
+    m = np.concatenate([a, a[::-1]]).reshape(2, n)
+    np.testing.assert_array_equal(tl.count_nonzero(t(m), dim=1).numpy(),
+                                  np.count_nonzero(m, axis=1))
+    np.testing.assert_array_equal(
+        tl.count_nonzero(t(m)[:, ::-1], dim=1).numpy(),
+        np.count_nonzero(m[:, ::-1], axis=1))
+
+
 def test_reduce_vector_leak_loop():
     """The new kernels and nansum/nanmean (incl. their error paths) keep
     allocator stats and refcounts flat."""

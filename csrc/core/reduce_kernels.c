@@ -2419,6 +2419,49 @@ DEF_ISUM_NAMED(cnz, f64, double, CNZ_ID)
 DEF_ISUM_NAMED(cnz, c64, tl_c64, CNZ_C)
 DEF_ISUM_NAMED(cnz, c128, tl_c128, CNZ_Z)
 
+/* Contiguous rows of 32-bit elements count in 16 uint32 lanes: a
+ * compare and a subtract per vector, where the uint64 lanes above widen
+ * each 0/1 first (int32 or float32, 2^22 elements or rows of 2048^2,
+ * one thread: 0.50-0.55 -> 0.24 ms; NumPy's int32 0.37).  A row reaching a row kernel holds at most
+ * TL_REDUCE_RCHUNK elements, so a lane cannot wrap.  Counts are exact:
+ * the lane order changes nothing. */
+_Static_assert(TL_REDUCE_RCHUNK <= UINT32_MAX,
+               "count_nonzero's row lanes are uint32");
+#define DEF_CNZ32(N, T)                                                     \
+    static TL_ALWAYS_INLINE void cnz32_##N##_body(const T *q, int64_t n,     \
+                                                  uint64_t *out)             \
+    {                                                                       \
+        uint32_t acc[16] = {0};                                             \
+        int64_t i = 0;                                                      \
+        for (; i + 16 <= n; i += 16) {                                      \
+            for (int k = 0; k < 16; k++) {                                  \
+                acc[k] += (uint32_t)(q[i + k] != 0);                        \
+            }                                                               \
+        }                                                                   \
+        uint64_t t = 0;                                                     \
+        for (int k = 0; k < 16; k++) {                                      \
+            t += acc[k];                                                    \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            t += (uint64_t)(q[i] != 0);                                     \
+        }                                                                   \
+        *out = t;                                                           \
+    }                                                                       \
+    DISPATCHED(cnz32_##N, (const T *q, int64_t n, uint64_t *out),           \
+               (q, n, out))                                                 \
+    static void cnz_frow_##N(const char *p, int64_t n, int64_t s,            \
+                             int64_t idx0, const tl_racc *aux,               \
+                             tl_racc *res)                                   \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            cnz_row_##N(p, n, s, idx0, aux, res);                           \
+            return;                                                         \
+        }                                                                   \
+        cnz32_##N((const T *)p, n, &res->v.u[0]);                           \
+    }
+DEF_CNZ32(i32, uint32_t)
+DEF_CNZ32(f32, float)
+
 /* ---- var / std, second pass ---------------------------------------------- */
 
 /* Real inputs: deviations from aux->v.d[0] in 8 lanes. */
@@ -3226,10 +3269,13 @@ ANYALL_TABLE(all, comb_u_and, 0)
 #define CNZ(N, DN)                                                          \
     [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, cnz_row_##N,      \
                         cnz_cols_##N, fin_u)
+#define CNZF(N, DN)                                                         \
+    [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, cnz_frow_##N,     \
+                        cnz_cols_##N, fin_u)
 static const tl_rkernel cnz_k[TL_DTYPE_COUNT] = {
     CNZ(b, BOOL), CNZ(i8, UINT8), CNZ(i8, INT8), CNZ(i16, INT16),
-    CNZ(i16, UINT16), CNZ(i32, INT32), CNZ(i32, UINT32), CNZ(i64, INT64),
-    CNZ(i64, UINT64), CNZ(h, FLOAT16), CNZ(h, BFLOAT16), CNZ(f32, FLOAT32),
+    CNZ(i16, UINT16), CNZF(i32, INT32), CNZF(i32, UINT32), CNZ(i64, INT64),
+    CNZ(i64, UINT64), CNZ(h, FLOAT16), CNZ(h, BFLOAT16), CNZF(f32, FLOAT32),
     CNZ(f64, FLOAT64), CNZ(c64, COMPLEX64), CNZ(c128, COMPLEX128),
 };
 
