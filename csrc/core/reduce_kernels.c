@@ -2419,12 +2419,12 @@ DEF_ISUM_NAMED(cnz, f64, double, CNZ_ID)
 DEF_ISUM_NAMED(cnz, c64, tl_c64, CNZ_C)
 DEF_ISUM_NAMED(cnz, c128, tl_c128, CNZ_Z)
 
-/* Contiguous rows of 32-bit elements count in 16 uint32 lanes: a
- * compare and a subtract per vector, where the uint64 lanes above widen
- * each 0/1 first (int32 or float32, 2^22 elements or rows of 2048^2,
- * one thread: 0.50-0.55 -> 0.24 ms; NumPy's int32 0.37).  A row reaching a row kernel holds at most
- * TL_REDUCE_RCHUNK elements, so a lane cannot wrap.  Counts are exact:
- * the lane order changes nothing. */
+/* Contiguous rows of 32-bit elements count in 16 uint32 lanes: a compare and
+ * a subtract per vector, where the uint64 lanes above widen each 0/1 first
+ * (int32 or float32, 2^22 elements or rows of 2048^2, one thread: 0.50-0.55
+ * -> 0.24 ms; NumPy's int32 0.37). A row reaching a row kernel holds at most
+ * TL_REDUCE_RCHUNK elements, so a lane cannot wrap. Counts are exact: the
+ * lane order changes nothing. */
 _Static_assert(TL_REDUCE_RCHUNK <= UINT32_MAX,
                "count_nonzero's row lanes are uint32");
 #define DEF_CNZ32(N, T)                                                     \
