@@ -1256,29 +1256,23 @@ DEF_FPROD(bf16, uint16_t, LDBF)
 DEF_FPROD(f32, float, LDID)
 
 /* float32 and float64 products over close contiguous rows: the strips
- * (Note [Float32 cols in register strips]); otherwise the 8-row blocks. */
-static void prod_cols_f32s(const char *base, int64_t n, int64_t cs,
-                           const tl_rspace *rs, int64_t rb, int64_t re,
-                           const tl_racc *aux, tl_racc *res)
-{
-    if (cs == (int64_t)sizeof(float) && fstrip_rows(rs)) {
-        fprod_strips(base, n, rs, rb, re, res);
-    } else {
-        prod_cols_f32(base, n, cs, rs, rb, re, aux, res);
+ * (Note [Float32 cols in register strips]); otherwise the 8-row blocks.
+ * prod_cols_##N##s, for the kernel table. */
+#define DEF_PROD_COLS_S(N, T, STRIPS)                                       \
+    static void prod_cols_##N##s(const char *base, int64_t n, int64_t cs,    \
+                                 const tl_rspace *rs, int64_t rb,            \
+                                 int64_t re, const tl_racc *aux,             \
+                                 tl_racc *res)                               \
+    {                                                                       \
+        if (cs == (int64_t)sizeof(T) && fstrip_rows(rs)) {                  \
+            STRIPS(base, n, rs, rb, re, res);                               \
+        } else {                                                            \
+            prod_cols_##N(base, n, cs, rs, rb, re, aux, res);               \
+        }                                                                   \
     }
-}
+DEF_PROD_COLS_S(f32, float, fprod_strips)
 DEF_FPROD(f64, double, LDID)
-
-static void prod_cols_f64s(const char *base, int64_t n, int64_t cs,
-                           const tl_rspace *rs, int64_t rb, int64_t re,
-                           const tl_racc *aux, tl_racc *res)
-{
-    if (cs == (int64_t)sizeof(double) && fstrip_rows(rs)) {
-        dprod_strips(base, n, rs, rb, re, res);
-    } else {
-        prod_cols_f64(base, n, cs, rs, rb, re, aux, res);
-    }
-}
+DEF_PROD_COLS_S(f64, double, dprod_strips)
 
 /* Contiguous float32 / float64 products: 16 float64 lanes (four 4-wide
  * vectors) instead of one serial chain; the lanes multiply together
