@@ -920,6 +920,25 @@ static tl_tensor_impl *scratch(int64_t nbytes)
                            TL_MEMKIND_DEFAULT);
 }
 
+/* Outputs per task of an outer (cols) layout: a whole tile, so that each
+ * row is read in long runs (TL_REDUCE_TILE), unless the tasks would then
+ * be fewer than the threads: the outputs then split evenly over the
+ * threads, in multiples of 64 and at least OUTER_MIN_BLOCK.  A block never
+ * changes a value (Note [Reduction chunks]: a cols kernel computes each
+ * column on its own), so this may follow the thread count. */
+#define OUTER_MIN_BLOCK 512
+static int64_t outer_block(int64_t nout, int64_t nrc)
+{
+    const int64_t nt = tl_get_num_threads();
+    if (nt <= 1 || nrc * ((nout + TILE - 1) / TILE) >= nt) {
+        return TILE;
+    }
+    const int64_t nob = (nt + nrc - 1) / nrc;
+    int64_t ob = (nout + nob - 1) / nob;
+    ob = (ob + 63) / 64 * 64;
+    return ob < OUTER_MIN_BLOCK ? OUTER_MIN_BLOCK : ob > TILE ? TILE : ob;
+}
+
 /* Runs R over its layout (M >= 1, nout >= 1).  pins: tensors whose memory
  * is read or written (kept alive while the GIL is released).
  * Returns 0 or an error (nothing written then). */
@@ -933,7 +952,7 @@ static int run(rrun *R, tl_tensor_impl *const *pins, int npins)
         ob = 1;
     }
     if (L->outer && ob < TILE) {
-        ob = TILE;
+        ob = outer_block(L->nout, R->nrc);
     }
     R->oblock = ob;
     R->nob = (L->nout + ob - 1) / ob;

@@ -99,8 +99,15 @@ typedef struct tl_rfinish {
     bool take_sqrt;    /* std */
 } tl_rfinish;
 
-/* Columns processed by one cols() call at most. */
-#define TL_REDUCE_TILE 512
+/* Columns processed by one cols() call at most.  Over rows far apart (dim
+ * 0 of a C-contiguous matrix) a cols() call reads a run of this many
+ * columns from each row before the next row: runs of 2048 float32 (8 KiB)
+ * rather than 512 keep the hardware prefetchers on each row (one thread,
+ * Zen 4, dim 0 of 4096^2 from memory: float32 sum 1.07 -> 0.70 of NumPy's
+ * time, float64 0.73 -> 0.61, int32 amin 1.04 -> 0.67).  A task still takes
+ * a narrower block of outputs when that keeps threads busy (reduce.c,
+ * outer_block). */
+#define TL_REDUCE_TILE 2048
 
 /* Note [Reduction chunks]
  * Work splits into tasks of (a block of outputs) x (a chunk of at most

@@ -32,11 +32,10 @@
  *   error is about one ulp whatever its length; partials of runs and
  *   chunks combine as compensated pairs too.
  * - Cols (outer reductions, e.g. dim 0 of a C-contiguous matrix):
- *   float32 adds blocks of 8 rows as a tree in float64 (each float32
- *   converts exactly; float32 partials lost digits to cancellation on
- *   wide-ranged data) and accumulates the blocks in float64, or over
- *   close rows sums each column in order in float64 (Note [Float32 cols
- *   in register strips]); float16/bfloat16/float64 (and complex) sum rows
+ *   float32 adds blocks of 8 rows as a tree in float32 and accumulates
+ *   the blocks in float64 (Note [Float32 cols in blocks of 8 rows]), or
+ *   over close rows sums each column in order in float64 (Note [Float32
+ *   cols in register strips]); float16/bfloat16/float64 (and complex) sum rows
  *   pairwise in float64 (blocks of SUM_LEAF rows in order, blocks combined
  *   as a binary tree).  Both beat NumPy's row-by-row accumulation of an
  *   outer axis in the input dtype (and PyTorch's float32 one).
@@ -785,10 +784,23 @@ DEF_FCOLS(f16, uint16_t, LDH)
 DEF_FCOLS(bf16, uint16_t, LDBF)
 DEF_FCOLS(f32g, float, LDID)
 
-/* float32 cols, contiguous columns: blocks of 8 rows add in float64 (a
- * tree), and the blocks accumulate in float64.  8 row loads and one float64 update per element
- * and block: this runs at memory speed (Note [Summation accuracy]).  The
- * arrays are restrict so the loop vectorises without alias checks. */
+/* Note [Float32 cols in blocks of 8 rows]
+ * float32 cols over rows further apart than the strips take (dim 0 of a
+ * C-contiguous matrix): each block of 8 rows adds as a pairwise tree in
+ * float32 (three roundings per element, each at most 2^-24 of the
+ * magnitudes summed so far: an error below 3 * 2^-24 of the block's sum of
+ * magnitudes), and the block sums accumulate in float64, which adds
+ * nothing a float32 result can see over a call's rows.  NumPy adds an outer
+ * axis row by row in float32 (up to rows - 1 roundings per element); the
+ * float32 lane blocks of the row sums (Note [Float32 lane blocks]) allow
+ * 7.  A column whose block sum is not finite (an overflow in float32, or
+ * an inf or NaN input) adds that block again in float64, column by column,
+ * so a column's value never depends on its neighbours (output blocks and
+ * tiles never change a value; Note [Reduction chunks]).  Converting every
+ * element to float64 instead (the earlier tree) was compute-bound in cache:
+ * one thread, Zen 4, dim 0 of 2048^2 float32 1.23 -> 1.08 of NumPy's time,
+ * of (1000, 600) 1.0 -> 0.69.  The arrays are restrict so the loops
+ * vectorise without alias checks. */
 static TL_ALWAYS_INLINE void cols8_f32_body(double *restrict acc,
                                             const float *restrict q0,
                       const float *restrict q1, const float *restrict q2,
@@ -796,12 +808,32 @@ static TL_ALWAYS_INLINE void cols8_f32_body(double *restrict acc,
                       const float *restrict q5, const float *restrict q6,
                       const float *restrict q7, int64_t n)
 {
+    float blk[TILE];
+    uint32_t bad = 0;
     for (int64_t j = 0; j < n; j++) {
-        const double s = (((double)q0[j] + (double)q1[j]) +
-                          ((double)q2[j] + (double)q3[j])) +
-                         (((double)q4[j] + (double)q5[j]) +
-                          ((double)q6[j] + (double)q7[j]));
-        acc[j] += s;
+        const float s = ((q0[j] + q1[j]) + (q2[j] + q3[j])) +
+                        ((q4[j] + q5[j]) + (q6[j] + q7[j]));
+        uint32_t u;
+        memcpy(&u, &s, sizeof u);
+        /* sets bit 31 exactly when the exponent is all ones */
+        bad |= (u & 0x7f800000u) + 0x00800000u;
+        blk[j] = s;
+    }
+    if (!(bad & 0x80000000u)) {
+        for (int64_t j = 0; j < n; j++) {
+            acc[j] += (double)blk[j];
+        }
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        if (isfinite(blk[j])) {
+            acc[j] += (double)blk[j];
+        } else {
+            acc[j] += (((double)q0[j] + (double)q1[j]) +
+                       ((double)q2[j] + (double)q3[j])) +
+                      (((double)q4[j] + (double)q5[j]) +
+                       ((double)q6[j] + (double)q7[j]));
+        }
     }
 }
 
@@ -853,9 +885,9 @@ static void sum_cols_f32_tree(const char *base, int64_t n,
  * sums and products (and float64 products) over contiguous columns fold each
  * column row by row in float64 held in registers: a strip of columns (16
  * vectors of 8 float64 with AVX-512, 8 of 4 otherwise) runs down every row of
- * the call, then the next strip. The tree of 8-row blocks (above) updates a
- * float64 array in memory once a block and converts 8 rows at a time; on such
- * rows the strips take 0.6 of its time or less (one thread, Zen 4, dim 1 of
+ * the call, then the next strip. The tree of 8-row blocks (above; then
+ * converting 8 rows at a time to float64) updates a float64 array in memory
+ * once a block; on such rows the strips took 0.6 of its time or less (one thread, Zen 4, dim 1 of
  * (128, 256, 128): float32 sum 0.60 -> 0.36 ms, float64 product 2.07 -> 0.96
  * ms; float32 sum of (32, 64, 128): 42 -> 30 us). Float64 sums keep their
  * pairwise tree of SUM_LEAF-row leaves (DEF_FCOLS) and sum each leaf in strips
