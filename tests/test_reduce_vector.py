@@ -448,6 +448,29 @@ def test_float32_cols_blocks_overflow_and_columns_independent():
         tl.set_num_threads(old)
 
 
+@pytest.mark.parametrize("dt", [np.uint8, np.int8, np.int16, np.uint16,
+                                np.int32, np.uint32, np.int64, np.uint64])
+@pytest.mark.parametrize("shape,dim", [
+    ((3, 41, 300), 1), ((7, 50, 33), 1), ((2, 9, 1, 160), 1),
+    ((4, 20, 2000), 1), ((5, 11, 700), 1), ((6, 4, 3, 129), (1, 2))])
+def test_int_max_min_strips_vs_numpy(dt, shape, dim):
+    """Integer amax/amin over close rows (the max/min strips: 1 KiB, 512
+    byte and narrow strips, and the tail) equal NumPy's, with the dtype's
+    extremes present and on reversed views."""
+    rng = np.random.default_rng(sum(shape) + np.dtype(dt).itemsize)
+    info = np.iinfo(dt)
+    a = rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
+    flat = a.reshape(-1)
+    flat[rng.integers(0, flat.size, 5)] = info.min
+    flat[rng.integers(0, flat.size, 5)] = info.max
+    axis = dim if isinstance(dim, int) else tuple(dim)
+    for x in (a, a[..., ::-1]):
+        np.testing.assert_array_equal(tl.amax(t(x), dim=dim).numpy(),
+                                      x.max(axis=axis))
+        np.testing.assert_array_equal(tl.amin(t(x), dim=dim).numpy(),
+                                      x.min(axis=axis))
+
+
 def test_thread_count_independent():
     rng = np.random.default_rng(3)
     a = rng.standard_normal(300001).astype(np.float32)
