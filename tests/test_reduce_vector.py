@@ -391,7 +391,8 @@ def test_float32_cols_blocks_accuracy(kind):
         if kind == "normal":
             a = rng.standard_normal(shape)
         elif kind == "wide":
-            a = rng.standard_normal(shape) * np.exp(rng.uniform(-20, 20, shape))
+            a = rng.standard_normal(shape) * \
+                np.exp(rng.uniform(-20, 20, shape))
         else:
             a = rng.standard_normal(shape) + 100
         a = a.astype(np.float32)
@@ -469,6 +470,46 @@ def test_int_max_min_strips_vs_numpy(dt, shape, dim):
                                       x.max(axis=axis))
         np.testing.assert_array_equal(tl.amin(t(x), dim=dim).numpy(),
                                       x.min(axis=axis))
+
+
+@pytest.mark.parametrize("dt", [np.bool_, np.uint8, np.int8, np.int16,
+                                np.uint16, np.int32, np.uint32, np.int64,
+                                np.uint64, np.float32, np.float64])
+def test_any_all_vector_blocks(dt):
+    """any/all of contiguous rows in vector blocks (ANYALL_BLOCK bytes,
+    then the lanes, then a scalar tail): one deciding element anywhere
+    (a block edge, the tail, a later chunk) is found; -0.0 is zero, NaN
+    and values whose low byte is zero (256) are nonzero; strided views
+    agree."""
+    rng = np.random.default_rng(np.dtype(dt).itemsize)
+    odd = {np.bool_: True, np.float32: -0.0, np.float64: -0.0}
+    for n in (1, 7, 31, 33, 255, 4095, 4097, 70001):
+        edge = min(n - 1, 4096 // np.dtype(dt).itemsize)
+        pos = sorted({0, n - 1, n // 2, edge, int(rng.integers(0, n))})
+        for k in pos:
+            z = np.zeros(n, dt)
+            if dt in (np.float32, np.float64):
+                z[:] = -0.0
+                vals = (np.nan, 1e-30, -1.0)
+            elif dt is np.bool_:
+                vals = (True,)
+            else:
+                vals = (1, 256 if np.dtype(dt).itemsize > 1 else
+                        np.iinfo(dt).max)
+            assert bool(t(z).any().item()) is False
+            assert bool(t(z).all().item()) is False
+            for v in vals:
+                z[k] = v
+                assert bool(t(z).any().item()) is True, (n, k, v)
+                z[k] = 0
+            o = np.ones(n, dt)
+            if dt not in odd:
+                o[:] = 256 if np.dtype(dt).itemsize > 1 else np.iinfo(dt).max
+            assert bool(t(o).all().item()) is True
+            o[k] = odd.get(dt, 0) if dt is not np.bool_ else False
+            assert bool(t(o).all().item()) is False, (n, k)
+            assert bool(t(o[::2]).all().item()) == bool(o[::2].all())
+            assert bool(t(o).any().item()) == bool(o.any())
 
 
 def test_thread_count_independent():
