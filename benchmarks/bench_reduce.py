@@ -271,6 +271,24 @@ def red_layouts(quick):
             ("outermost", (side, side), 0), ("middle", mid, 1)]
 
 
+def red_cases(ops, fam):
+    """(op, variant) pairs of the table for one dtype family: any/all run
+    once per bool variant (on the float32 pass), mean/var/std/logsumexp/
+    nansum skip int32."""
+    for op in RED_OPS:
+        if ops and op not in ops:
+            continue
+        if op in ("any", "all"):
+            if fam == "float32":
+                yield op, None
+                yield op, "full"
+            continue
+        if fam == "int32" and op in ("mean", "var", "std", "logsumexp",
+                                     "nansum"):
+            continue
+        yield op, None
+
+
 def run_reductions(quick, repeats, min_time, ops=None):
     rows = []
     set_threads(1)
@@ -284,21 +302,17 @@ def run_reductions(quick, repeats, min_time, ops=None):
                 x = base.astype(fam)
             X = tl.from_numpy(x.copy())
             TX = torch.from_numpy(x.copy()) if torch is not None else None
-            for op in RED_OPS:
-                if ops and op not in ops:
-                    continue
-                if fam == "int32" and op in ("mean", "var", "std",
-                                             "logsumexp", "nansum"):
-                    continue
+            for op, variant in red_cases(ops, fam):
                 if op in ("any", "all"):
-                    xb = x > 0
+                    # random bools decide at once; "bool, full": every
+                    # element is read (any of all-false, all of all-true)
+                    xb = x > 0 if variant is None else \
+                        np.full(shape, op == "all")
                     Xb = tl.from_numpy(xb.copy())
                     TXb = torch.from_numpy(xb.copy()) if TX is not None \
                         else None
                     f_tl, f_np, f_t = red_fns(op, xb, Xb, TXb, dim)
-                    famname = "bool"
-                    if fam != "float32":
-                        continue
+                    famname = "bool" if variant is None else "bool, full"
                 else:
                     f_tl, f_np, f_t = red_fns(op, x, X, TX, dim)
                     famname = fam
