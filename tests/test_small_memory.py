@@ -329,6 +329,62 @@ def test_shape_stride_follow_metadata_changes():
     assert t.size() == t.shape and t.stride(0) == 1
 
 
+def test_shape_stride_caches_follow_every_metadata_path():
+    # Each path that changes an existing tensor's sizes or strides, with
+    # both tuples cached before it; shape and stride are cached apart, so
+    # each is also read alone after a change.
+    t = tl.arange(6.0)
+    _meta(t)
+    base = tl.arange(12.0)
+    t.set_(base.untyped_storage(), 0, (2, 3), (3, 1))
+    assert _meta(t) == ((2, 3), (3, 1))
+    t.set_(base.untyped_storage(), 0, (2, 3), (1, 2))   # same sizes
+    assert t.stride() == (1, 2) and t.shape == (2, 3)
+    t.set_(base.untyped_storage(), 1, (2, 3), (1, 2))   # same layout
+    assert _meta(t) == ((2, 3), (1, 2))
+    t.resize_(3, 2)
+    assert t.stride() == (2, 1)
+    assert t.shape == (3, 2)
+    # out= of the wrong size is resized in place
+    out = tl.empty(0)
+    _meta(out)
+    tl.add(tl.ones(2, 5), 1.0, out=out)
+    assert _meta(out) == ((2, 5), (5, 1))
+    tl.add(tl.ones(5, 2).T, 1.0, out=out)                 # already fits
+    assert _meta(out) == ((2, 5), (5, 1))
+    # in-place metadata change of a root leaves its views' tuples alone
+    r = tl.zeros(4, 4)
+    v = r[1:3]
+    vm = _meta(v)
+    r.resize_(16)
+    assert _meta(v) == vm == ((2, 4), (4, 1))
+    assert _meta(r) == ((16,), (1,))
+    # a failed resize_ changes nothing, cached tuples included
+    w = tl.zeros(2, 3)[:, :2]
+    wm = _meta(w)
+    with pytest.raises(Exception):
+        w.resize_(-1)
+    assert _meta(w) == wm
+
+
+def test_recycled_tensor_objects_start_clean():
+    # Dead Tensor objects are reused (Note [Tensor object free list]): a
+    # reused one must carry nothing of its last life.
+    import weakref
+    for _ in range(3):
+        a = tl.arange(12.0).reshape(3, 4)
+        _meta(a)
+        wr = weakref.ref(a)
+        del a
+        gc.collect()
+        assert wr() is None
+        b = [tl.zeros(5, 1) for _ in range(80)]
+        for x in b:
+            assert _meta(x) == ((5, 1), (1, 1))
+            assert weakref.getweakrefcount(x) == 0
+        del b
+
+
 def test_shape_cache_is_freed():
     t = tl.zeros(3, 4)
     s, st = t.shape, t.stride()

@@ -266,11 +266,11 @@ static bool non_overlapping_and_dense(int ndim, const int64_t *sizes,
     return true;
 }
 
-void tl_impl_refresh_flags(tl_tensor_impl *t)
+uint32_t tl_impl_layout_flags(const tl_tensor_impl *t)
 {
     const int n = t->ndim;
     const int64_t *sz = t->sizes, *st = t->strides;
-    uint32_t f = t->flags & ~(uint32_t)TL_FLAGS_DERIVED;
+    uint32_t f = 0;
     if (contiguous_rowmajor(sz, st, n, t->numel)) {
         f |= TL_FLAG_CONTIGUOUS | TL_FLAG_NON_OVERLAPPING_AND_DENSE;
     } else if (non_overlapping_and_dense(n, sz, st)) {
@@ -291,6 +291,13 @@ void tl_impl_refresh_flags(tl_tensor_impl *t)
             f |= TL_FLAG_CHANNELS_LAST_3D;
         }
     }
+    return f;
+}
+
+void tl_impl_refresh_flags(tl_tensor_impl *t)
+{
+    uint32_t f = (t->flags & ~(uint32_t)TL_FLAGS_DERIVED) |
+                 tl_impl_layout_flags(t);
     /* Itemsizes are powers of two: a mask, not a division. */
     uintptr_t p = (uintptr_t)tl_impl_data(t);
     if ((p & ((uintptr_t)tl_itemsize(t->dtype) - 1)) == 0) {

@@ -260,6 +260,7 @@ int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
     }
     t->ndim = ndim;
     t->numel = numel;
+    t->meta_gen++;
     tl_impl_refresh_flags(t);
     return 0;
 }
@@ -274,7 +275,8 @@ __attribute__((always_inline))
 static inline void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_offset,
                       int ndim, const int64_t *sizes, const int64_t *strides,
                       tl_dtype dt, tl_version *version, tl_tensor_impl *base,
-                      bool adopt, tl_bundle *bundle)
+                      bool adopt, tl_bundle *bundle,
+                      const tl_tensor_impl *like)
 {
     atomic_init(&t->refcnt, 1);
     /* Note [Views borrow from their base]
@@ -319,6 +321,7 @@ static inline void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_o
     t->base = base;
     t->pyobj = NULL;
     t->bundle = bundle;
+    t->meta_gen = 0;
     int64_t numel = 1;
     for (int d = 0; d < ndim; d++) {
         t->sizes[d] = sizes[d];
@@ -327,7 +330,14 @@ static inline void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_o
     }
     t->ndim = ndim;
     t->numel = numel;
-    tl_impl_refresh_flags(t);
+    if (like) {
+        /* A view of like in like's dtype: its data pointer differs from
+         * like's by a multiple of the itemsize, so it is aligned exactly
+         * when like's is (no trip to the block for the pointer). */
+        t->flags |= tl_impl_layout_flags(t) | (like->flags & TL_FLAG_ALIGNED);
+    } else {
+        tl_impl_refresh_flags(t);
+    }
 }
 
 /* A fresh impl over s with the given version counter and base (increfed);
@@ -339,7 +349,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
                                     int ndim, const int64_t *sizes,
                                     const int64_t *strides, tl_dtype dt,
                                     tl_version *version, tl_tensor_impl *base,
-                                    bool adopt)
+                                    bool adopt, const tl_tensor_impl *like)
 {
     tl_tensor_impl *t = tl_meta_get(TL_META_IMPL, sizeof *t);
     if (!t) {
@@ -348,12 +358,12 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
     }
     t->sizes = t->inline_sizes;
     t->strides = t->inline_strides;
-    if (impl_reserve_dims(t, ndim) < 0) {
+    if (ndim > TL_INLINE_DIMS && impl_reserve_dims(t, ndim) < 0) {
         tl_meta_put(TL_META_IMPL, t, sizeof *t);
         return NULL;
     }
     impl_init(t, s, storage_offset, ndim, sizes, strides, dt, version, base,
-              adopt, NULL);
+              adopt, NULL, like);
     return t;
 }
 
@@ -363,7 +373,7 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
                                  tl_version *version, tl_tensor_impl *base)
 {
     return impl_make_ex(s, storage_offset, ndim, sizes, strides, dt, version,
-                        base, false);
+                        base, false, NULL);
 }
 
 /* Note [Metadata bundles]
@@ -410,7 +420,7 @@ static tl_tensor_impl *bundle_finish(tensor_bundle *bu, int64_t nbytes,
     storage_init(&bu->storage, &bu->block, 0, nbytes, resizable, &bu->head);
     version_init(&bu->version, &bu->head);
     impl_init(&bu->impl, &bu->storage, storage_offset, ndim, sizes, strides,
-              dt, &bu->version, NULL, true, &bu->head);
+              dt, &bu->version, NULL, true, &bu->head, NULL);
     return &bu->impl;
 }
 
@@ -458,7 +468,7 @@ static tl_tensor_impl *fresh_tensor(int ndim, const int64_t *sizes,
     if (!v) {
         goto done;
     }
-    t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true);
+    t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true, NULL);
     if (t) {
         return t; /* s and v now belong to t */
     }
@@ -641,9 +651,9 @@ tl_tensor_impl *tl_tensor_as_strided(tl_tensor_impl *t, int ndim,
 tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
                              const int64_t *strides, int64_t storage_offset)
 {
-    tl_tensor_impl *v = impl_make(t->storage, storage_offset, ndim, sizes,
-                                  strides, (tl_dtype)t->dtype, t->version,
-                                  t->base ? t->base : t);
+    tl_tensor_impl *v = impl_make_ex(t->storage, storage_offset, ndim, sizes,
+                                     strides, (tl_dtype)t->dtype, t->version,
+                                     t->base ? t->base : t, false, t);
     if (v) {
         v->flags |= t->flags & TL_FLAG_READONLY_VIEW;
     }

@@ -68,6 +68,11 @@ struct tl_tensor_impl {
                                  lent: strong, dropped with the root */
     tl_device device;
     uint32_t flags;           /* TL_FLAG_*; derived ones kept current */
+    /* Bumped by tl_impl_set_sizes_strides, the only way an existing
+     * impl's sizes or strides change (a fresh impl starts at 0): whoever
+     * caches something derived from them (the Python object's .shape and
+     * .stride() tuples) keeps it while the number is unchanged. */
+    uint32_t meta_gen;
     tl_version *version;      /* shared with every view; strong unless it
                                  is base->version (then borrowed) */
     tl_tensor_impl *base;     /* strong; the root of a view, never a view;
@@ -102,6 +107,10 @@ int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
 
 /* Recomputes the derived flags from sizes, strides and the data pointer. */
 void tl_impl_refresh_flags(tl_tensor_impl *t);
+
+/* The derived flags that follow from t's sizes and strides alone (all but
+ * TL_FLAG_ALIGNED, which needs the data pointer). */
+uint32_t tl_impl_layout_flags(const tl_tensor_impl *t);
 
 /* Checks that every element reachable by (sizes, strides, offset) lies in a
  * storage of storage_nbytes bytes.  Returns 0 or TL_ERR_SHAPE with a message

@@ -195,6 +195,17 @@ tl_tensor_impl *tl_view_permute(tl_tensor_impl *t, const int *perm)
     return tl_impl_view(t, t->ndim, sizes, strides, t->storage_offset);
 }
 
+tl_tensor_impl *tl_view_reverse_dims(tl_tensor_impl *t)
+{
+    int64_t sizes[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+    const int n = t->ndim;
+    for (int d = 0; d < n; d++) {
+        sizes[d] = t->sizes[n - 1 - d];
+        strides[d] = t->strides[n - 1 - d];
+    }
+    return tl_impl_view(t, n, sizes, strides, t->storage_offset);
+}
+
 tl_tensor_impl *tl_view_expand(tl_tensor_impl *t, int ndim,
                                const int64_t *want)
 {
@@ -365,8 +376,10 @@ tl_tensor_impl *tl_view_slice(tl_tensor_impl *t, int dim, int64_t start,
             return NULL;
         }
     }
-    memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
-    memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    for (int d = 0; d < t->ndim; d++) { /* a few dims: no memcpy call */
+        sizes[d] = t->sizes[d];
+        strides[d] = t->strides[d];
+    }
     int64_t off = t->storage_offset;
     if (length > 0 && t->numel > 0) {
         int64_t delta;

@@ -42,10 +42,13 @@ typedef struct {
     tl_tensor_impl *impl;   /* strong reference; never NULL once built */
     PyObject *weakreflist;
     /* Issue 22: the last .shape Size and .stride() tuple handed out
-     * (owned, or NULL); reused only while their items still equal the
-     * impl's sizes/strides, so no metadata change can make them stale. */
+     * (owned, or NULL), each reused while the impl's meta_gen still reads
+     * the value it had when the tuple was made (Note [Shape tuple
+     * cache], tensor_type.c). */
     PyObject *shape_cache;
     PyObject *stride_cache;
+    uint32_t shape_gen;
+    uint32_t stride_gen;
 } TensorObject;
 
 typedef struct {

@@ -5,9 +5,54 @@
  * (tensorlib/_printing.py). */
 #include <string.h>
 
+#include "fault_py.h"
 #include "pytl.h"
 #include "tensorlib/device_table.h"
 #include "structmember.h"
+
+/* Note [Tensor object free list]
+ * Small-op code makes and drops a Tensor object per result, and the
+ * object's malloc, zeroing and free were about 150 of the ~1000
+ * instructions of t.T (issue 22).  A dead object goes on this list (up
+ * to FREELIST_MAX of them) and the next wrap takes it back, so that only
+ * PyObject_Init's few stores remain.  The Tensor type cannot be
+ * subclassed, so every object on the list has its size; the list is
+ * touched only with the GIL held (wrap and dealloc).  The fault counter
+ * still counts each object taken from the list, so fail_allocation tests
+ * see the same allocations.  ASan builds keep no list: a use of a dead
+ * Tensor must stay a use of freed memory there.  The list's objects (a
+ * few KiB) live until the process ends. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FREELIST_MAX 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FREELIST_MAX 0
+#endif
+#endif
+#ifndef FREELIST_MAX
+#define FREELIST_MAX 64
+#endif
+#if FREELIST_MAX > 0
+static PyObject *tensor_freelist[FREELIST_MAX];
+#endif
+static int tensor_nfree;
+
+/* Returns: a new Tensor object of type tp, fields unset, or NULL with
+ * MemoryError set. */
+static TensorObject *tensor_object_new(PyTypeObject *tp)
+{
+#if FREELIST_MAX > 0
+    if (tensor_nfree > 0) {
+        if (tl_fault_hit()) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        PyObject *o = tensor_freelist[--tensor_nfree];
+        return (TensorObject *)PyObject_Init(o, tp); /* increfs tp */
+    }
+#endif
+    return (TensorObject *)tp->tp_alloc(tp, 0);
+}
 
 PyObject *tl_py_wrap(tl_mstate *st, tl_tensor_impl *impl)
 {
@@ -21,7 +66,7 @@ PyObject *tl_py_wrap(tl_mstate *st, tl_tensor_impl *impl)
         return o;
     }
     PyTypeObject *tp = st->TensorType;
-    TensorObject *o = (TensorObject *)tp->tp_alloc(tp, 0);
+    TensorObject *o = tensor_object_new(tp);
     if (!o) {
         tl_tensor_decref(impl);
         return NULL;
@@ -50,7 +95,15 @@ static void tensor_dealloc(PyObject *self)
         tl_tensor_decref(o->impl);
         o->impl = NULL;
     }
+#if FREELIST_MAX > 0
+    if (tensor_nfree < FREELIST_MAX) {
+        tensor_freelist[tensor_nfree++] = self;
+    } else {
+        tp->tp_free(self);
+    }
+#else
     tp->tp_free(self);
+#endif
     Py_DECREF(tp);
 }
 
@@ -58,36 +111,33 @@ static void tensor_dealloc(PyObject *self)
 
 /* ---- getters ------------------------------------------------------------ */
 
-/* Whether the tuple tup (of exact ints) holds exactly v[0..n). */
-static bool tuple_matches(PyObject *tup, int n, const int64_t *v)
-{
-    if (PyTuple_GET_SIZE(tup) != n) {
-        return false;
-    }
-    for (int i = 0; i < n; i++) {
-        int overflow = 0;
-        long long x = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(tup, i),
-                                                   &overflow);
-        if (overflow || x != v[i]) {
-            return false;
-        }
-    }
-    return true;
-}
+/* Note [Shape tuple cache]
+ * t.shape and t.stride() are read in every loop over shapes, so each
+ * Python object keeps the last tuple it handed out, with the impl's
+ * meta_gen at that time.  An existing impl's sizes and strides change
+ * only through tl_impl_set_sizes_strides (resize_, set_, a resized out=),
+ * which bumps meta_gen, so an equal number means equal items: one load
+ * and a compare instead of reading the tuple's ints back (which cost
+ * 8 ns of a 30 ns t.shape).  test_views.py's metadata tests change sizes
+ * in place through every such path and read shape and stride after. */
 
-/* The cached tuple in *slot when it still matches v, else a fresh one
- * made by make (a Size or a plain tuple) and cached.  Metadata changes
- * (resize_, set_, as_strided_, squeeze_, transpose_, ...) need no hook:
- * a stale tuple fails the comparison.  Returns: new reference, or NULL. */
-static PyObject *cached_tuple(PyObject **slot, tl_mstate *st, int n,
-                              const int64_t *v, bool size)
+/* self's shape (a Size) or strides (a plain tuple): the cached one when
+ * its generation still equals the impl's meta_gen, else a fresh one,
+ * cached.  Returns: new reference, or NULL. */
+static PyObject *cached_tuple(PyObject *self, bool size)
 {
-    if (*slot && tuple_matches(*slot, n, v)) {
+    TensorObject *o = (TensorObject *)self;
+    const tl_tensor_impl *t = o->impl;
+    PyObject **slot = size ? &o->shape_cache : &o->stride_cache;
+    uint32_t *gen = size ? &o->shape_gen : &o->stride_gen;
+    if (*slot && *gen == t->meta_gen) {
         return Py_NewRef(*slot);
     }
+    const int n = t->ndim;
+    const int64_t *v = size ? t->sizes : t->strides;
     PyObject *r;
     if (size) {
-        r = tl_py_size(st, n, v);
+        r = tl_py_size(tl_state_of(self), n, v);
     } else {
         r = PyTuple_New(n);
         for (int i = 0; r && i < n; i++) {
@@ -101,15 +151,14 @@ static PyObject *cached_tuple(PyObject **slot, tl_mstate *st, int n,
     }
     if (r) {
         Py_XSETREF(*slot, Py_NewRef(r));
+        *gen = t->meta_gen;
     }
     return r;
 }
 
 static PyObject *tensor_get_shape(PyObject *self, void *c)
 {
-    tl_tensor_impl *t = IMPL(self);
-    return cached_tuple(&((TensorObject *)self)->shape_cache,
-                        tl_state_of(self), t->ndim, t->sizes, true);
+    return cached_tuple(self, true);
 }
 
 static PyObject *tensor_get_dtype(PyObject *self, void *c)
@@ -180,15 +229,16 @@ static PyObject *dim_query(PyObject *self, PyObject *const *args,
 {
     static const char *const names[] = {"dim", NULL};
     PyObject *a[1];
+    if (nargs == 0 && !kwnames) {
+        return cached_tuple(self, !strides);
+    }
     if (tl_py_parse_args(args, nargs, kwnames, names, 1, a, fname) < 0) {
         return NULL;
     }
     tl_tensor_impl *t = IMPL(self);
     const int64_t *v = strides ? t->strides : t->sizes;
     if (!a[0] || a[0] == Py_None) {
-        TensorObject *o = (TensorObject *)self;
-        return cached_tuple(strides ? &o->stride_cache : &o->shape_cache,
-                            tl_state_of(self), t->ndim, v, !strides);
+        return cached_tuple(self, !strides);
     }
     int64_t d;
     int dd;

@@ -172,13 +172,7 @@ static PyObject *t_t(PyObject *self, PyObject *unused)
 
 static PyObject *t_get_T(PyObject *self, void *c)
 {
-    tl_mstate *st = tl_state_of(self);
-    tl_tensor_impl *t = IMPL(self);
-    int perm[TL_MAX_DIMS];
-    for (int d = 0; d < t->ndim; d++) {
-        perm[d] = t->ndim - 1 - d;
-    }
-    return ret(st, tl_view_permute(t, perm));
+    return ret(tl_state_of(self), tl_view_reverse_dims(IMPL(self)));
 }
 
 static PyObject *t_get_mT(PyObject *self, void *c)

@@ -34,6 +34,8 @@ TL_API tl_tensor_impl *tl_view_view(tl_tensor_impl *t, int ndim,
 TL_API tl_tensor_impl *tl_view_transpose(tl_tensor_impl *t, int d0, int d1);
 /* perm: a permutation of [0, ndim) (checked). */
 TL_API tl_tensor_impl *tl_view_permute(tl_tensor_impl *t, const int *perm);
+/* All dims in reverse order (.T): the permutation that needs no check. */
+TL_API tl_tensor_impl *tl_view_reverse_dims(tl_tensor_impl *t);
 /* expand to sizes (ndim >= t's; -1 keeps a size). */
 TL_API tl_tensor_impl *tl_view_expand(tl_tensor_impl *t, int ndim,
                                       const int64_t *sizes);
