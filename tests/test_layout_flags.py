@@ -112,3 +112,22 @@ def test_views_inherit_aligned(dtype):
             f = _C._testing.flags(v)
             want = v.data_ptr() % itemsize == 0
             assert bool(f & BITS["aligned"]) == want, (off, v.shape)
+
+
+def test_fresh_tensor_flags_match_a_recomputed_view():
+    # empty() fills in the flags of row-major strides without computing
+    # them (outside 4 and 5 dims); a view over the same sizes and strides
+    # computes them all: the two must agree, channels-last bits included.
+    rng = np.random.default_rng(8)
+    formats = {4: tl.channels_last, 5: tl.channels_last_3d}
+    for _ in range(400):
+        nd = int(rng.integers(0, 7))
+        shape = tuple(int(v) for v in rng.choice([0, 1, 1, 2, 3], nd))
+        cands = [tl.empty(shape), tl.zeros(shape, dtype=tl.float64)]
+        if nd in formats:
+            cands.append(tl.empty(shape, memory_format=formats[nd]))
+        for t in cands:
+            v = t.as_strided(t.shape, t.stride())
+            assert _C._testing.flags(t) & ~BITS["readonly_view"] == \
+                _C._testing.flags(v) & ~BITS["readonly_view"], \
+                (shape, t.stride())

@@ -267,8 +267,12 @@ int tl_impl_set_sizes_strides(tl_tensor_impl *t, int ndim,
 
 /* Fills *t (its sizes and strides arrays already reserved for ndim) as
  * an impl over s with the given version counter and base, lying in bundle
- * (or NULL); the references as impl_make_ex takes them.  Inlined into its
- * two callers: a view is made by the call's argument passing otherwise. */
+ * (or NULL); the references as impl_make_ex takes them.  The derived
+ * flags: layout, when >= 0, is what tl_impl_layout_flags would say (the
+ * caller made the strides); the aligned bit is like's when like is given
+ * (a view of like in its dtype), else read from the pointer.  Inlined into
+ * its two callers: a view is made by the call's argument passing
+ * otherwise. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -276,7 +280,7 @@ static inline void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_o
                       int ndim, const int64_t *sizes, const int64_t *strides,
                       tl_dtype dt, tl_version *version, tl_tensor_impl *base,
                       bool adopt, tl_bundle *bundle,
-                      const tl_tensor_impl *like)
+                      const tl_tensor_impl *like, int32_t layout)
 {
     atomic_init(&t->refcnt, 1);
     /* Note [Views borrow from their base]
@@ -330,14 +334,17 @@ static inline void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_o
     }
     t->ndim = ndim;
     t->numel = numel;
+    uint32_t f = layout >= 0 ? (uint32_t)layout : tl_impl_layout_flags(t);
     if (like) {
         /* A view of like in like's dtype: its data pointer differs from
          * like's by a multiple of the itemsize, so it is aligned exactly
          * when like's is (no trip to the block for the pointer). */
-        t->flags |= tl_impl_layout_flags(t) | (like->flags & TL_FLAG_ALIGNED);
-    } else {
-        tl_impl_refresh_flags(t);
+        f |= like->flags & TL_FLAG_ALIGNED;
+    } else if (((uintptr_t)tl_impl_data(t) &
+                ((uintptr_t)tl_itemsize(dt) - 1)) == 0) {
+        f |= TL_FLAG_ALIGNED;
     }
+    t->flags |= f; /* no derived bit was set above */
 }
 
 /* A fresh impl over s with the given version counter and base (increfed);
@@ -363,7 +370,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
         return NULL;
     }
     impl_init(t, s, storage_offset, ndim, sizes, strides, dt, version, base,
-              adopt, NULL, like);
+              adopt, NULL, like, -1);
     return t;
 }
 
@@ -413,14 +420,15 @@ enum { BUNDLE_PARTS = 4 };
 static tl_tensor_impl *bundle_finish(tensor_bundle *bu, int64_t nbytes,
                                      bool resizable, int64_t storage_offset,
                                      int ndim, const int64_t *sizes,
-                                     const int64_t *strides, tl_dtype dt)
+                                     const int64_t *strides, tl_dtype dt,
+                                     int32_t layout)
 {
     atomic_init(&bu->head.parts, BUNDLE_PARTS);
     bu->head.bytes = sizeof *bu;
     storage_init(&bu->storage, &bu->block, 0, nbytes, resizable, &bu->head);
     version_init(&bu->version, &bu->head);
     impl_init(&bu->impl, &bu->storage, storage_offset, ndim, sizes, strides,
-              dt, &bu->version, NULL, true, &bu->head, NULL);
+              dt, &bu->version, NULL, true, &bu->head, NULL, layout);
     return &bu->impl;
 }
 
@@ -430,7 +438,7 @@ static tl_tensor_impl *bundle_finish(tensor_bundle *bu, int64_t nbytes,
 static tl_tensor_impl *fresh_tensor(int ndim, const int64_t *sizes,
                                     const int64_t *strides, tl_dtype dt,
                                     tl_device dev, tl_memkind kind,
-                                    int64_t nbytes)
+                                    int64_t nbytes, int32_t layout)
 {
     tl_storage *s = NULL;
     tl_version *v = NULL;
@@ -452,7 +460,7 @@ static tl_tensor_impl *fresh_tensor(int ndim, const int64_t *sizes,
             t->sizes = t->inline_sizes;
             t->strides = t->inline_strides;
             return bundle_finish(bu, nbytes, true, 0, ndim, sizes, strides,
-                                 dt);
+                                 dt, layout);
         }
         free(bu);
         if (rc < 0) {
@@ -511,7 +519,14 @@ tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
         || tl_dense_strides(ndim, sizes, fmt, strides) < 0) {
         return NULL;
     }
-    t = fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes);
+    /* Row-major strides: contiguous and dense, and (but in 4 or 5 dims,
+     * where size-1 dims can make them channels-last too) nothing else. */
+    int32_t layout = -1;
+    if ((fmt == TL_FORMAT_CONTIGUOUS || fmt == TL_FORMAT_PRESERVE) &&
+        ndim != 4 && ndim != 5) {
+        layout = TL_FLAG_CONTIGUOUS | TL_FLAG_NON_OVERLAPPING_AND_DENSE;
+    }
+    t = fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes, layout);
     if (t) {
         t->memory_format = (int8_t)(fmt == TL_FORMAT_PRESERVE
                                         ? TL_FORMAT_CONTIGUOUS : fmt);
@@ -563,7 +578,7 @@ tl_tensor_impl *tl_tensor_empty_strided(int ndim, const int64_t *sizes,
     } else {
         nbytes = 0;
     }
-    return fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes);
+    return fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes, -1);
 }
 
 tl_tensor_impl *tl_tensor_wrap(void *ptr, size_t nbytes, tl_device dev,
@@ -608,7 +623,7 @@ tl_tensor_impl *tl_tensor_wrap(void *ptr, size_t nbytes, tl_device dev,
     }
     /* From here nothing fails: the deleter is the block's. */
     return bundle_finish(bu, (int64_t)nbytes, false, storage_offset, ndim,
-                         sizes, strides, dt);
+                         sizes, strides, dt, -1);
 }
 
 tl_tensor_impl *tl_tensor_new(tl_storage *s, int64_t storage_offset, int ndim,

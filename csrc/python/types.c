@@ -678,8 +678,12 @@ int tl_py_parse_shape(PyObject *const *args, Py_ssize_t nargs,
     PyObject *const *items = args;
     Py_ssize_t n = nargs;
     PyObject *fast = NULL;
-    if (nargs == 1 && !PyLong_Check(args[0]) &&
-        PySequence_Check(args[0])) {
+    if (nargs == 1 && PyTuple_CheckExact(args[0])) {
+        /* empty((3, 4)): the tuple's items as they are */
+        items = &PyTuple_GET_ITEM(args[0], 0);
+        n = PyTuple_GET_SIZE(args[0]);
+    } else if (nargs == 1 && !PyLong_Check(args[0]) &&
+               PySequence_Check(args[0])) {
         fast = PySequence_Fast(args[0], "size must be a sequence of ints");
         if (!fast) {
             return -1;
