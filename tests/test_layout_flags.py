@@ -131,3 +131,28 @@ def test_fresh_tensor_flags_match_a_recomputed_view():
             assert _C._testing.flags(t) & ~BITS["readonly_view"] == \
                 _C._testing.flags(v) & ~BITS["readonly_view"], \
                 (shape, t.stride())
+
+
+def test_reshape_and_view_of_contiguous_match_torch(torch):
+    # A contiguous source takes the row-major shortcut (no stride
+    # matching, flags filled in): strides and flags as PyTorch's and as a
+    # recomputed view's, size-1 and size-0 dims included.
+    rng = np.random.default_rng(9)
+    for _ in range(1500):
+        nd = int(rng.integers(0, 7))
+        shape = tuple(int(v) for v in rng.choice([0, 1, 1, 2, 3], nd))
+        n = int(np.prod(shape)) if shape else 1
+        src = tuple(int(v) for v in
+                    rng.permutation([n] + [1] * int(rng.integers(0, 3))))
+        base = tl.arange(float(n + 2))[1:n + 1].reshape(src)
+        for f in ("reshape", "view"):
+            a = getattr(base, f)(shape)
+            b = getattr(torch.zeros(src), f)(shape)
+            assert a.stride() == b.stride(), (f, src, shape)
+            assert a.is_contiguous() == b.is_contiguous()
+            v = a.as_strided(a.shape, a.stride(), a.storage_offset())
+            assert _C._testing.flags(a) == _C._testing.flags(v), (f, shape)
+            assert a._base is not None
+            assert a.storage_offset() == (1 if n else 0)
+            np.testing.assert_array_equal(a.numpy().ravel(),
+                                          np.arange(1.0, n + 1))

@@ -356,7 +356,8 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
                                     int ndim, const int64_t *sizes,
                                     const int64_t *strides, tl_dtype dt,
                                     tl_version *version, tl_tensor_impl *base,
-                                    bool adopt, const tl_tensor_impl *like)
+                                    bool adopt, const tl_tensor_impl *like,
+                                    int32_t layout)
 {
     tl_tensor_impl *t = tl_meta_get(TL_META_IMPL, sizeof *t);
     if (!t) {
@@ -370,7 +371,7 @@ static tl_tensor_impl *impl_make_ex(tl_storage *s, int64_t storage_offset,
         return NULL;
     }
     impl_init(t, s, storage_offset, ndim, sizes, strides, dt, version, base,
-              adopt, NULL, like, -1);
+              adopt, NULL, like, layout);
     return t;
 }
 
@@ -380,7 +381,7 @@ static tl_tensor_impl *impl_make(tl_storage *s, int64_t storage_offset,
                                  tl_version *version, tl_tensor_impl *base)
 {
     return impl_make_ex(s, storage_offset, ndim, sizes, strides, dt, version,
-                        base, false, NULL);
+                        base, false, NULL, -1);
 }
 
 /* Note [Metadata bundles]
@@ -476,7 +477,7 @@ static tl_tensor_impl *fresh_tensor(int ndim, const int64_t *sizes,
     if (!v) {
         goto done;
     }
-    t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true, NULL);
+    t = impl_make_ex(s, 0, ndim, sizes, strides, dt, v, NULL, true, NULL, -1);
     if (t) {
         return t; /* s and v now belong to t */
     }
@@ -663,16 +664,42 @@ tl_tensor_impl *tl_tensor_as_strided(tl_tensor_impl *t, int ndim,
     return tl_impl_view(t, ndim, sizes, strides, storage_offset);
 }
 
-tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
-                             const int64_t *strides, int64_t storage_offset)
+tl_tensor_impl *tl_impl_view_layout(tl_tensor_impl *t, int ndim,
+                                    const int64_t *sizes,
+                                    const int64_t *strides,
+                                    int64_t storage_offset, int32_t layout)
 {
     tl_tensor_impl *v = impl_make_ex(t->storage, storage_offset, ndim, sizes,
                                      strides, (tl_dtype)t->dtype, t->version,
-                                     t->base ? t->base : t, false, t);
+                                     t->base ? t->base : t, false, t, layout);
     if (v) {
         v->flags |= t->flags & TL_FLAG_READONLY_VIEW;
     }
     return v;
+}
+
+tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
+                             const int64_t *strides, int64_t storage_offset)
+{
+    return tl_impl_view_layout(t, ndim, sizes, strides, storage_offset, -1);
+}
+
+tl_tensor_impl *tl_impl_view_rowmajor(tl_tensor_impl *t, int ndim,
+                                      const int64_t *sizes)
+{
+    int64_t strides[TL_MAX_DIMS];
+    TL_ASSERT((t->flags & TL_FLAG_CONTIGUOUS) && t->numel > 0);
+    /* numel > 0 fits int64 and the sizes multiply to it: no overflow. */
+    int64_t step = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = step;
+        step *= sizes[d];
+    }
+    return tl_impl_view_layout(
+        t, ndim, sizes, strides, t->storage_offset,
+        ndim == 4 || ndim == 5
+            ? -1 : (int32_t)(TL_FLAG_CONTIGUOUS |
+                             TL_FLAG_NON_OVERLAPPING_AND_DENSE));
 }
 
 void tl_impl_unlink_base(tl_tensor_impl *t)

@@ -125,6 +125,20 @@ int tl_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
 tl_tensor_impl *tl_impl_view(tl_tensor_impl *t, int ndim, const int64_t *sizes,
                              const int64_t *strides, int64_t storage_offset);
 
+/* tl_impl_view when the caller knows the view's layout flags (what
+ * tl_impl_layout_flags would say of sizes and strides; -1: compute them).
+ * Returns: new reference, or NULL. */
+tl_tensor_impl *tl_impl_view_layout(tl_tensor_impl *t, int ndim,
+                                    const int64_t *sizes,
+                                    const int64_t *strides,
+                                    int64_t storage_offset, int32_t layout);
+
+/* The view of a contiguous t with numel > 0 as sizes (their product is
+ * t's numel; the caller checked): row-major strides, which are what
+ * tl_view_strides finds for such a t.  Returns: new reference, or NULL. */
+tl_tensor_impl *tl_impl_view_rowmajor(tl_tensor_impl *t, int ndim,
+                                      const int64_t *sizes);
+
 /* Drops t's link to its base (t stops being a view), first taking a
  * reference to the version counter when t only borrowed it.  For a fresh
  * impl nobody else sees yet (detach). */
