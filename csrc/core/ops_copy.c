@@ -54,22 +54,35 @@ static int small_copy(tl_tensor_impl *dst, const tl_tensor_impl *src)
     }
     const char *in = tl_impl_data(src);
     char *out = tl_impl_data(dst);
-    for (int64_t i0 = 0; i0 < sz[0]; i0++) {
-        for (int64_t i1 = 0; i1 < sz[1]; i1++) {
-            for (int64_t i2 = 0; i2 < sz[2]; i2++) {
-                const char *p = in + i0 * st[0] + i1 * st[1] + i2 * st[2];
-                for (int64_t i3 = 0; i3 < sz[3]; i3++) {
-                    switch (isz) {
-                    case 4: memcpy(out, p, 4); break;
-                    case 8: memcpy(out, p, 8); break;
-                    default: memcpy(out, p, (size_t)isz); break;
-                    }
-                    out += isz;
-                    p += st[3];
-                }
-            }
-        }
+    /* One loop nest per item size, so that each item is one move (a
+     * switch per item cost 30 instructions an item). */
+#define SMALL_GATHER(T)                                                     \
+    do {                                                                    \
+        T *o = (T *)(void *)out;                                            \
+        for (int64_t i0 = 0; i0 < sz[0]; i0++) {                            \
+            for (int64_t i1 = 0; i1 < sz[1]; i1++) {                        \
+                for (int64_t i2 = 0; i2 < sz[2]; i2++) {                    \
+                    const char *p = in + i0 * st[0] + i1 * st[1] +          \
+                                    i2 * st[2];                             \
+                    for (int64_t i3 = 0; i3 < sz[3]; i3++) {                \
+                        memcpy(o++, p, sizeof(T));                          \
+                        p += st[3];                                         \
+                    }                                                       \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+    } while (0)
+    typedef struct { uint64_t w[2]; } item16;
+    switch (isz) {
+    case 1: SMALL_GATHER(uint8_t); break;
+    case 2: SMALL_GATHER(uint16_t); break;
+    case 4: SMALL_GATHER(uint32_t); break;
+    case 8: SMALL_GATHER(uint64_t); break;
+    case 16: SMALL_GATHER(item16); break;
+    default:
+        return 0; /* no such dtype today: the general path copies it */
     }
+#undef SMALL_GATHER
     return 1;
 }
 
