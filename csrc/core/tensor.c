@@ -688,7 +688,7 @@ tl_tensor_impl *tl_impl_view_rowmajor(tl_tensor_impl *t, int ndim,
                                       const int64_t *sizes)
 {
     int64_t strides[TL_MAX_DIMS];
-    TL_ASSERT((t->flags & TL_FLAG_CONTIGUOUS) && t->numel > 0);
+    TL_ASSERT(tl_impl_rowmajor_exact(t));
     /* numel > 0 fits int64 and the sizes multiply to it: no overflow. */
     int64_t step = 1;
     for (int d = ndim - 1; d >= 0; d--) {

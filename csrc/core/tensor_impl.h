@@ -133,8 +133,26 @@ tl_tensor_impl *tl_impl_view_layout(tl_tensor_impl *t, int ndim,
                                     const int64_t *strides,
                                     int64_t storage_offset, int32_t layout);
 
-/* The view of a contiguous t with numel > 0 as sizes (their product is
- * t's numel; the caller checked): row-major strides, which are what
+/* Whether t has numel > 0 and exactly the row-major strides of its
+ * sizes, size-1 dims included (a contiguous t may have any stride there,
+ * and then tl_view_strides carries it over). */
+static inline bool tl_impl_rowmajor_exact(const tl_tensor_impl *t)
+{
+    if (!(t->flags & TL_FLAG_CONTIGUOUS) || t->numel == 0) {
+        return false;
+    }
+    int64_t step = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->strides[d] != step) {
+            return false;
+        }
+        step *= t->sizes[d];
+    }
+    return true;
+}
+
+/* The view of t (tl_impl_rowmajor_exact) as sizes (their product is t's
+ * numel; the caller checked): row-major strides, which are what
  * tl_view_strides finds for such a t.  Returns: new reference, or NULL. */
 tl_tensor_impl *tl_impl_view_rowmajor(tl_tensor_impl *t, int ndim,
                                       const int64_t *sizes);

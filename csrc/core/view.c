@@ -146,7 +146,7 @@ tl_tensor_impl *tl_view_view(tl_tensor_impl *t, int ndim,
     if (tl_infer_view_shape(t->numel, ndim, sizes, shape) < 0) {
         return NULL;
     }
-    if ((t->flags & TL_FLAG_CONTIGUOUS) && t->numel > 0) {
+    if (tl_impl_rowmajor_exact(t)) {
         return tl_impl_view_rowmajor(t, ndim, shape);
     }
     if (!tl_view_strides(t->ndim, t->sizes, t->strides, ndim, shape,

@@ -98,7 +98,7 @@ static tl_tensor_impl *reshape_impl(tl_tensor_impl *t, int n,
     if (tl_infer_view_shape(t->numel, n, sizes, shape) < 0) {
         return NULL;
     }
-    if ((t->flags & TL_FLAG_CONTIGUOUS) && t->numel > 0) {
+    if (tl_impl_rowmajor_exact(t)) {
         return tl_impl_view_rowmajor(t, n, shape);
     }
     if (tl_view_strides(t->ndim, t->sizes, t->strides, n, shape, strides)) {
