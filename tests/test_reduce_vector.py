@@ -967,3 +967,40 @@ def test_baseline_and_avx2_reduction_clones_agree():
             capture_output=True, text=True).stdout.strip()
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["avx2"] == out["auto"]
+
+
+def test_nansum_without_count_rows_and_threads():
+    """Note [Nansum without the count]: float32 nansum rows (any length,
+    NaNs and infinities anywhere) against a float64 reference, nanmean
+    still dividing by the non-NaN count, and the same bits whatever the
+    thread count."""
+    rng = np.random.default_rng(77)
+    for n in (1, 7, 8, 63, 64, 65, 1000, 4099):
+        a = rng.standard_normal((5, n)).astype(np.float32)
+        a[rng.random((5, n)) < 0.2] = np.nan
+        a[3, ::17] = np.inf
+        ref = np.nansum(a.astype(np.float64), axis=1)
+        got = tl.nansum(t(a), dim=1).numpy().astype(np.float64)
+        fin = np.isfinite(ref)
+        np.testing.assert_array_equal(got[~fin], ref[~fin])
+        bound = 3 * np.finfo(np.float32).eps * np.nansum(
+            np.abs(a.astype(np.float64)), axis=1) + 1e-30
+        assert np.all(np.abs(got[fin] - ref[fin]) <= bound[fin]), n
+        cnt = np.sum(~np.isnan(a), axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            want_mean = ref / cnt
+        np.testing.assert_allclose(
+            tl.nanmean(t(a), dim=1).numpy().astype(np.float64), want_mean,
+            rtol=1e-6, atol=1e-6)
+    big = rng.standard_normal(1 << 20).astype(np.float32)
+    big[rng.random(1 << 20) < 0.1] = np.nan
+    old = tl.get_num_threads()
+    try:
+        tl.set_num_threads(1)
+        one = tl.nansum(t(big)).item(), tl.nansum(t(big.reshape(64, -1)), 1)
+        tl.set_num_threads(2)
+        two = tl.nansum(t(big)).item(), tl.nansum(t(big.reshape(64, -1)), 1)
+    finally:
+        tl.set_num_threads(old)
+    assert one[0] == two[0]
+    np.testing.assert_array_equal(one[1].numpy(), two[1].numpy())

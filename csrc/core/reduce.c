@@ -1071,6 +1071,8 @@ static int family_of(int op, int kin)
 {
     switch (op) {
     case TL_REDUCE_NANSUM:
+        return tl_dtype_kind_of(kin) == TL_KIND_FLOAT ? TL_RF_NANSUM_NC
+                                                      : TL_RF_SUM;
     case TL_REDUCE_NANMEAN:
         return tl_dtype_kind_of(kin) == TL_KIND_FLOAT ? TL_RF_NANSUM
                                                       : TL_RF_SUM;

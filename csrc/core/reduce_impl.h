@@ -87,6 +87,8 @@ enum {
     TL_RF_ALL,
     TL_RF_VAR, /* second pass of var/std: aux holds each output's mean */
     TL_RF_NANSUM, /* nansum / nanmean of real floats (count in u[2]) */
+    TL_RF_NANSUM_NC, /* nansum of real floats: u[2] not kept (Note
+                        [Nansum without the count], reduce_kernels.c) */
     TL_RF_COUNT_NONZERO, /* wrapping uint64 count of x != 0 */
     TL_RF_COUNT
 };
