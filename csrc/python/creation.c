@@ -133,7 +133,9 @@ static PyObject *create_filled(PyObject *m, PyObject *const *args,
     int64_t sizes[TL_MAX_DIMS];
     create_opts o = {TL_DTYPE_FLOAT32, false, tl_device_cpu(),
                      TL_FORMAT_CONTIGUOUS, TL_MEMKIND_DEFAULT};
-    if (tl_py_parse_args(args + nargs, 0, kwnames, shape_kw, 0, kw,
+    /* kw is read only when keywords came (parse_opts below). */
+    if (kwnames != NULL &&
+        tl_py_parse_args(args + nargs, 0, kwnames, shape_kw, 0, kw,
                          fname) < 0) {
         return NULL;
     }
