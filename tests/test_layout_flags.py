@@ -164,3 +164,18 @@ def test_reshape_and_view_of_contiguous_match_torch(torch):
             assert a.storage_offset() == (1 if n else 0)
             np.testing.assert_array_equal(a.numpy().ravel(),
                                           np.arange(1.0, n + 1))
+
+
+def test_permuted_views_flags_match_a_recomputed_view():
+    # permute/transpose/.T/.mT take their layout flags from the parent
+    # (dense is permutation-invariant) and check contiguity alone outside
+    # 4 and 5 dims: against a recomputed view of the same layout.
+    rng = np.random.default_rng(10)
+    for t, sizes, strides in _views(rng, 600):
+        outs = [t.T, t.permute(*[int(p) for p in rng.permutation(t.ndim)])]
+        if t.ndim >= 2:
+            outs += [t.mT, t.transpose(0, -1)]
+        for u in outs:
+            v = u.as_strided(u.shape, u.stride(), u.storage_offset())
+            assert _C._testing.flags(u) == _C._testing.flags(v), \
+                (sizes, strides, u.shape, u.stride())

@@ -294,6 +294,20 @@ uint32_t tl_impl_layout_flags(const tl_tensor_impl *t)
     return f;
 }
 
+int32_t tl_layout_flags_permuted(const tl_tensor_impl *parent, int n,
+                                 const int64_t *sizes,
+                                 const int64_t *strides)
+{
+    if (n == 4 || n == 5) {
+        return -1;
+    }
+    uint32_t f = parent->flags & TL_FLAG_NON_OVERLAPPING_AND_DENSE;
+    if (contiguous_rowmajor(sizes, strides, n, parent->numel)) {
+        f |= TL_FLAG_CONTIGUOUS | TL_FLAG_NON_OVERLAPPING_AND_DENSE;
+    }
+    return (int32_t)f;
+}
+
 void tl_impl_refresh_flags(tl_tensor_impl *t)
 {
     uint32_t f = (t->flags & ~(uint32_t)TL_FLAGS_DERIVED) |

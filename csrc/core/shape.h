@@ -20,6 +20,15 @@ char *tl_format_list(char *buf, size_t n, int count, const int64_t *v);
  * used again on this thread). */
 const char *tl_fmt_list(int slot, int count, const int64_t *v);
 
+/* The layout flags (tl_impl_layout_flags) of a permutation of parent's
+ * dims with these sizes and strides: non-overlapping-and-dense is
+ * parent's (a permutation keeps the set of (size, stride) pairs) and
+ * row-major contiguity is checked; -1 in 4 and 5 dims, where the
+ * channels-last flags need the whole computation. */
+int32_t tl_layout_flags_permuted(const tl_tensor_impl *parent, int n,
+                                 const int64_t *sizes,
+                                 const int64_t *strides);
+
 /* Whether t has exactly these sizes (ndim included). */
 bool tl_sizes_equal(const tl_tensor_impl *t, int ndim, const int64_t *sizes);
 

@@ -195,7 +195,9 @@ tl_tensor_impl *tl_view_permute(tl_tensor_impl *t, const int *perm)
         sizes[d] = t->sizes[p];
         strides[d] = t->strides[p];
     }
-    return tl_impl_view(t, t->ndim, sizes, strides, t->storage_offset);
+    return tl_impl_view_layout(
+        t, t->ndim, sizes, strides, t->storage_offset,
+        tl_layout_flags_permuted(t, t->ndim, sizes, strides));
 }
 
 tl_tensor_impl *tl_view_reverse_dims(tl_tensor_impl *t)
@@ -206,7 +208,9 @@ tl_tensor_impl *tl_view_reverse_dims(tl_tensor_impl *t)
         sizes[d] = t->sizes[n - 1 - d];
         strides[d] = t->strides[n - 1 - d];
     }
-    return tl_impl_view(t, n, sizes, strides, t->storage_offset);
+    return tl_impl_view_layout(t, n, sizes, strides, t->storage_offset,
+                               tl_layout_flags_permuted(t, n, sizes,
+                                                        strides));
 }
 
 tl_tensor_impl *tl_view_expand(tl_tensor_impl *t, int ndim,

@@ -882,10 +882,11 @@ static PyObject *m_contiguous(PyObject *self, PyObject *const *args,
 {
     static const char *const names[] = {"memory_format", NULL};
     tl_mstate *st = tl_state_of(self);
-    PyObject *a[1];
+    PyObject *a[1] = {NULL};
     int fmt = TL_FORMAT_CONTIGUOUS;
-    if (tl_py_parse_args(args, nargs, kwnames, names, 1, a, "contiguous") < 0
-        || tl_py_parse_memory_format(st, a[0], &fmt) < 0) {
+    if ((nargs != 0 || kwnames != NULL) && /* t.contiguous(): nothing */
+        (tl_py_parse_args(args, nargs, kwnames, names, 1, a, "contiguous") < 0
+         || tl_py_parse_memory_format(st, a[0], &fmt) < 0)) {
         return NULL;
     }
     tl_tensor_impl *r = tl_op_contiguous(tl_py_impl(self),
