@@ -12,7 +12,7 @@
 
 /* Note [Tensor object free list]
  * Small-op code makes and drops a Tensor object per result, and the
- * object's malloc, zeroing and free were about 150 of the ~1000
+ * object's malloc, zeroing and free were about 100 of the ~990
  * instructions of t.T (issue 22).  A dead object goes on this list (up
  * to FREELIST_MAX of them) and the next wrap takes it back, so that only
  * PyObject_Init's few stores remain.  The Tensor type cannot be
@@ -22,8 +22,8 @@
  * see the same allocations.  ASan builds keep no list: a use of a dead
  * Tensor must stay a use of freed memory there.  The list's objects (a
  * few KiB) live until the process ends. */
-#if defined(__SANITIZE_ADDRESS__)
-#define FREELIST_MAX 0
+#if defined(__SANITIZE_ADDRESS__) || defined(Py_GIL_DISABLED)
+#define FREELIST_MAX 0 /* (free-threaded builds: no GIL to guard it) */
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define FREELIST_MAX 0
@@ -34,8 +34,8 @@
 #endif
 #if FREELIST_MAX > 0
 static PyObject *tensor_freelist[FREELIST_MAX];
-#endif
 static int tensor_nfree;
+#endif
 
 /* Returns: a new Tensor object of type tp, fields unset, or NULL with
  * MemoryError set. */
