@@ -347,6 +347,17 @@ static inline void impl_init(tl_tensor_impl *t, tl_storage *s, int64_t storage_o
     t->flags |= f; /* no derived bit was set above */
 }
 
+/* The layout flags of row-major strides in ndim dims: contiguous and
+ * dense, and nothing else but in 4 or 5 dims, where size-1 dims can make
+ * them channels-last too (then -1: compute them). */
+static int32_t rowmajor_layout(int ndim)
+{
+    return ndim == 4 || ndim == 5
+               ? -1
+               : (int32_t)(TL_FLAG_CONTIGUOUS |
+                           TL_FLAG_NON_OVERLAPPING_AND_DENSE);
+}
+
 /* A fresh impl over s with the given version counter and base (increfed);
  * metadata validated by the caller.  With adopt, the caller's references
  * to s and version pass to the impl on success (no atomic pair on the
@@ -520,14 +531,9 @@ tl_tensor_impl *tl_tensor_empty_format(int ndim, const int64_t *sizes,
         || tl_dense_strides(ndim, sizes, fmt, strides) < 0) {
         return NULL;
     }
-    /* Row-major strides: contiguous and dense, and (but in 4 or 5 dims,
-     * where size-1 dims can make them channels-last too) nothing else. */
-    int32_t layout = -1;
-    if ((fmt == TL_FORMAT_CONTIGUOUS || fmt == TL_FORMAT_PRESERVE) &&
-        ndim != 4 && ndim != 5) {
-        layout = TL_FLAG_CONTIGUOUS | TL_FLAG_NON_OVERLAPPING_AND_DENSE;
-    }
-    t = fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes, layout);
+    t = fresh_tensor(ndim, sizes, strides, dt, dev, kind, nbytes,
+                     fmt == TL_FORMAT_CONTIGUOUS || fmt == TL_FORMAT_PRESERVE
+                         ? rowmajor_layout(ndim) : -1);
     if (t) {
         t->memory_format = (int8_t)(fmt == TL_FORMAT_PRESERVE
                                         ? TL_FORMAT_CONTIGUOUS : fmt);
@@ -695,11 +701,8 @@ tl_tensor_impl *tl_impl_view_rowmajor(tl_tensor_impl *t, int ndim,
         strides[d] = step;
         step *= sizes[d];
     }
-    return tl_impl_view_layout(
-        t, ndim, sizes, strides, t->storage_offset,
-        ndim == 4 || ndim == 5
-            ? -1 : (int32_t)(TL_FLAG_CONTIGUOUS |
-                             TL_FLAG_NON_OVERLAPPING_AND_DENSE));
+    return tl_impl_view_layout(t, ndim, sizes, strides, t->storage_offset,
+                               rowmajor_layout(ndim));
 }
 
 void tl_impl_unlink_base(tl_tensor_impl *t)
