@@ -15,6 +15,7 @@
 
 #include "kernels.h"
 #include "reduce_impl.h"
+#include "vecmath.h"
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h> /* the AVX-512 float32 cols strip */
 #endif
@@ -65,40 +66,13 @@
 #define TL_TARGET_AVX2 __attribute__((target("avx2")))
 /* TENSORLIB_VECMATH=baseline (vecmath.h) caps these kernels too, so that
  * the baseline clones can be run and compared with the AVX2 ones
- * (tests/test_reduce_vector.py). */
-static int have_avx2(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        const char *env = getenv("TENSORLIB_VECMATH");
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") &&
-                         !(env && strcmp(env, "baseline") == 0)
-                     ? 1
-                     : 0;
-    }
-    return cached;
-}
+ * (tests/test_reduce_vector.py): tl_vecmath_level decides for both. */
+static inline int have_avx2(void) { return tl_vecmath_level() >= 1; }
 /* AVX-512 (F, VL, BW, DQ) for the one-pass argmax (Note [One-pass vector
  * argmax]); TENSORLIB_VECMATH=avx2 or baseline caps it. */
 #define TL_TARGET_AVX512                                                    \
     __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
-static int have_avx512(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        const char *env = getenv("TENSORLIB_VECMATH");
-        __builtin_cpu_init();
-        cached = have_avx2() && __builtin_cpu_supports("avx512f") &&
-                         __builtin_cpu_supports("avx512vl") &&
-                         __builtin_cpu_supports("avx512bw") &&
-                         __builtin_cpu_supports("avx512dq") &&
-                         !(env && strcmp(env, "avx2") == 0)
-                     ? 1
-                     : 0;
-    }
-    return cached;
-}
+static inline int have_avx512(void) { return tl_vecmath_level() >= 2; }
 #else
 #define TL_ALWAYS_INLINE inline
 #endif

@@ -36,8 +36,13 @@ int tl_vecmath_lookup(const char *name)
     return -1;
 }
 
-static const tl_vm_table *choose(void)
+int tl_vecmath_level(void)
 {
+    static _Atomic int cached = -1;
+    int level = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (level >= 0) {
+        return level;
+    }
     const char *env = getenv("TENSORLIB_VECMATH");
     int cap = 2; /* 0 baseline, 1 avx2, 2 avx512 */
     if (env && strcmp(env, "baseline") == 0) {
@@ -45,21 +50,38 @@ static const tl_vm_table *choose(void)
     } else if (env && strcmp(env, "avx2") == 0) {
         cap = 1;
     }
-#ifdef TL_VM_HAVE_X86_CLONES
+    level = 0;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
-    if (cap >= 2 && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("fma")) {
-        return &tl_vm_table_avx512;
-    }
     if (cap >= 1 && __builtin_cpu_supports("avx2") &&
         __builtin_cpu_supports("fma")) {
-        return &tl_vm_table_avx2;
+        level = 1;
+        if (cap >= 2 && __builtin_cpu_supports("avx512f") &&
+            __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512vl") &&
+            __builtin_cpu_supports("avx512bw")) {
+            level = 2;
+        }
     }
 #else
     (void)cap;
+#endif
+    /* A race only makes two threads store the same answer. */
+    atomic_store_explicit(&cached, level, memory_order_relaxed);
+    return level;
+}
+
+static const tl_vm_table *choose(void)
+{
+#ifdef TL_VM_HAVE_X86_CLONES
+    switch (tl_vecmath_level()) {
+    case 2:
+        return &tl_vm_table_avx512;
+    case 1:
+        return &tl_vm_table_avx2;
+    default:
+        break;
+    }
 #endif
     return &tl_vm_table_baseline;
 }

@@ -68,6 +68,13 @@ typedef struct tl_vm_table {
  * baseline the baseline one.  Returns: borrowed (static). */
 const tl_vm_table *tl_vecmath_table(bool baseline);
 
+/* The instruction-set level this process may use, the CPU's capped by
+ * TENSORLIB_VECMATH: 2 AVX-512 (F, DQ, VL, BW) with AVX2 and FMA, 1 AVX2
+ * with FMA, 0 baseline.  Decided on the first call (thread-safe).  The
+ * vecmath tables follow it where their clones are built (gcc); the
+ * reduction kernels' AVX2 and AVX-512 clones follow it too. */
+int tl_vecmath_level(void);
+
 /* The function's name ("exp", ..., "atan2"), or NULL for a bad id. */
 const char *tl_vecmath_name(tl_vm_fn fn);
 /* The id of a name, or -1. */
