@@ -10,9 +10,11 @@
 /* The extension sees the C core through the public API (the umbrella
  * header) plus one internal header, core's tensor_impl.h (with the block
  * and dtype-table structs it includes), whose fields it reads directly on
- * hot paths: sizes, strides, dtype, storage and flags.  No other core or
- * alloc internal header is included in csrc/python (cuda.c's start-up
- * call into the CUDA plug-in excepted, in a TL_WITH_CUDA build). */
+ * hot paths: sizes, strides, dtype, storage and flags.  Other internal
+ * headers are included only by the one file that needs them: cuda.c (the
+ * CUDA plug-in's start-up call, in a TL_WITH_CUDA build), scalars.c
+ * (float8.h's conversions), vecmath.c (vecmath.h, for the tests' hooks)
+ * and tensor_type.c (alloc's sanitizer.h, for TL_ASAN). */
 #include "tensorlib/tensorlib.h"
 #include "../core/tensor_impl.h"
 

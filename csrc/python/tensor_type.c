@@ -5,6 +5,7 @@
  * (tensorlib/_printing.py). */
 #include <string.h>
 
+#include "../alloc/sanitizer.h"
 #include "fault_py.h"
 #include "pytl.h"
 #include "tensorlib/device_table.h"
@@ -22,14 +23,9 @@
  * see the same allocations.  ASan builds keep no list: a use of a dead
  * Tensor must stay a use of freed memory there.  The list's objects (a
  * few KiB) live until the process ends. */
-#if defined(__SANITIZE_ADDRESS__) || defined(Py_GIL_DISABLED)
+#if defined(TL_ASAN) || defined(Py_GIL_DISABLED)
 #define FREELIST_MAX 0 /* (free-threaded builds: no GIL to guard it) */
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FREELIST_MAX 0
-#endif
-#endif
-#ifndef FREELIST_MAX
+#else
 #define FREELIST_MAX 64
 #endif
 #if FREELIST_MAX > 0
