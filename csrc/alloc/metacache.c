@@ -8,6 +8,7 @@
 
 #include "fault.h"
 #include "sanitizer.h"
+#include "tensorlib/base.h"
 
 /* Note [Metadata caches]
  * ~~~~~~~~~~~~~~~~~~~~~~
@@ -99,16 +100,17 @@ void *tl_meta_get(int slot, size_t n)
     return malloc(n);
 }
 
-void tl_meta_put(int slot, void *p, size_t n)
+/* tl_meta_put's first put on a thread (which registers the thread's exit
+ * destructor) and its puts to a full or dead cache.  Out of line, so that
+ * the common put computes the thread-local cache's address once (each
+ * address is a __tls_get_addr call in a dlopen'd module) and saves no
+ * registers. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void put_slow(meta_cache *c, int slot, void *p, size_t n)
 {
-    meta_cache *c = &cache;
-
-    if (p == NULL) {
-        return;
-    }
-    if (c->n[slot] < META_DEPTH &&
-        (c->state == REGISTERED ||
-         (c->state == FRESH && register_thread(c)))) {
+    if (c->n[slot] < META_DEPTH && c->state == FRESH && register_thread(c)) {
         int k = c->n[slot]++;
         c->p[slot][k] = p;
         c->bytes[slot][k] = n;
@@ -116,6 +118,24 @@ void tl_meta_put(int slot, void *p, size_t n)
         return;
     }
     free(p);
+}
+
+void tl_meta_put(int slot, void *p, size_t n)
+{
+    meta_cache *c = &cache;
+
+    if (p == NULL) {
+        return;
+    }
+    int k = c->n[slot];
+    if (TL_LIKELY(k < META_DEPTH && c->state == REGISTERED)) {
+        c->n[slot] = k + 1;
+        c->p[slot][k] = p;
+        c->bytes[slot][k] = n;
+        TL_POISON(p, n);
+        return;
+    }
+    put_slow(c, slot, p, n);
 }
 
 void tl_meta_flush(void)
