@@ -107,6 +107,48 @@ def test_many_dims_heap_sizes():
         tl.zeros((1,) * 65)
 
 
+# Shapes on both sides of empty's one-pass path for small row-major shapes
+# (Note [Small row-major shapes] in csrc/core/tensor.c: at most 4 dims,
+# each size below 2**14) and the checked passes every other shape takes.
+_EDGE_SHAPES = [
+    (), (1,), (7,), (16383,), (16384,), (0,), (3, 4), (1, 16383), (16383, 1),
+    (2, 1, 3), (0, 5), (5, 0, 3), (1, 1, 1, 1), (2, 3, 1, 4), (2, 3, 1, 4, 2),
+    (16384, 0), (0, 16384), (0, 16383, 16383, 16383), (3, 0, 2 ** 40),
+    (1, 2 ** 20), (1,) * 6,
+]
+
+
+@pytest.mark.parametrize("shape", _EDGE_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", ["bool", "float32", "complex128"])
+def test_small_shape_path_matches_torch(shape, dtype, torch):
+    for fmt in (None, tl.contiguous_format, tl.preserve_format):
+        kw = {} if fmt is None else {"memory_format": fmt}
+        t = tl.empty(shape, dtype=getattr(tl, dtype), **kw)
+        ref = torch.empty(shape, dtype=getattr(torch, dtype))
+        assert t.shape == tuple(ref.shape)
+        assert t.stride() == ref.stride()
+        assert t.numel() == ref.numel()
+        assert t.is_contiguous() == ref.is_contiguous()
+        assert (t.untyped_storage().nbytes()
+                == ref.untyped_storage().nbytes())
+
+
+@pytest.mark.parametrize("shape", [
+    (-1,), (3, -1), (2, -5, 0), (0, 2 ** 62, 4), (2 ** 62, 4, 0),
+    (2 ** 31, 2 ** 31, 2 ** 2), (-(2 ** 63),),
+])
+def test_small_shape_path_errors_as_torch(shape, torch):
+    with pytest.raises(RuntimeError) as ref:
+        torch.empty(shape)
+    err = (ValueError, RuntimeError, OverflowError, MemoryError)
+    with pytest.raises(err) as got:
+        tl.empty(shape)
+    assert str(shape[0]) in str(got.value) or "overflow" in str(got.value)
+    # Just past the small path's bound, the checked path's byte count.
+    with pytest.raises(MemoryError, match=str(4 * 2 ** 56)):
+        tl.empty((2 ** 14,) * 4)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_zeros_ones_values_every_dtype(dtype):
     rng = np.random.default_rng(sum(map(ord, dtype)))
