@@ -126,7 +126,13 @@ int tl_registry_set(tl_device dev, tl_memkind kind, const tl_allocator *a)
     return TL_OK;
 }
 
-const tl_allocator *tl_registry_get(tl_device dev, tl_memkind kind)
+/* tl_registry_get for every request but an initialised table's CPU
+ * slot that holds an allocator: the checks, the first use's defaults and
+ * the errors. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static const tl_allocator *registry_get_slow(tl_device dev, tl_memkind kind)
 {
     const tl_allocator *a;
     char name[32];
@@ -151,6 +157,24 @@ const tl_allocator *tl_registry_get(tl_device dev, tl_memkind kind)
                  name, tl_memkind_name(kind));
     }
     return NULL;
+}
+
+const tl_allocator *tl_registry_get(tl_device dev, tl_memkind kind)
+{
+    /* Every fresh CPU tensor asks here (issue 22): a CPU device with index
+     * 0 and a kind in range pass all of check_slot's tests, so only the
+     * table's readiness and the slot are read. */
+    if (TL_LIKELY(dev.type == TL_DEVICE_CPU && dev.index == 0 &&
+                  (unsigned)kind < (unsigned)TL_MEMKIND_COUNT &&
+                  atomic_load_explicit(&defaults_in,
+                                       memory_order_acquire))) {
+        const tl_allocator *a = atomic_load_explicit(
+            &table[TL_DEVICE_CPU][0][kind], memory_order_acquire);
+        if (TL_LIKELY(a != NULL)) {
+            return a;
+        }
+    }
+    return registry_get_slow(dev, kind);
 }
 
 /* Collects the distinct allocators registered for dev (one kind, or all
