@@ -969,6 +969,51 @@ def test_baseline_and_avx2_reduction_clones_agree():
     assert out["baseline"] == out["avx2"] == out["auto"]
 
 
+_ZEROS_SCRIPT = r"""
+import hashlib
+import numpy as np
+import tensorlib as tl
+rng = np.random.default_rng(5)
+h = hashlib.sha256()
+for dt in (np.float32, np.float64):
+    for n in (1, 7, 31, 32, 33, 64, 65, 127, 128, 129, 1000, 4099):
+        for case in range(4):
+            x = -np.abs(rng.standard_normal(n)).astype(dt)
+            z = rng.random(n) < 0.3
+            x[z] = np.where(rng.random(z.sum()) < 0.5, 0.0, -0.0)
+            if case == 1:
+                x[rng.integers(n)] = np.nan
+            if case == 2:
+                x[:] = np.where(rng.random(n) < 0.5, 0.0, -0.0)
+            if case == 3:
+                x = -x  # the minimum is a zero of either sign
+            t = tl.from_numpy(x)
+            for op in ("amax", "amin", "max", "min"):
+                r = getattr(t, op)().numpy()
+                h.update(op.encode() + np.signbit(r).tobytes() + r.tobytes())
+            r = t.reshape(1, n).amax(dim=1).numpy()
+            h.update(np.signbit(r).tobytes() + r.tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_float_extrema_clones_agree_on_zeros_and_nan():
+    """Note [Float extrema with vmaxps]: the AVX2 float max/min runs take
+    the same zero (sign included) and the same NaN as the baseline clone,
+    for every run length around the 4-vector block."""
+    import os
+    import subprocess
+    import sys
+    out = {}
+    for cap in ("baseline", "auto"):
+        env = dict(os.environ, TENSORLIB_VECMATH=cap)
+        out[cap] = subprocess.run(
+            [sys.executable, "-c", _ZEROS_SCRIPT], env=env, check=True,
+            capture_output=True, text=True).stdout.strip()
+    assert len(out["auto"]) == 64
+    assert out["baseline"] == out["auto"]
+
+
 def test_nansum_without_count_rows_and_threads():
     """Note [Nansum without the count]: float32 nansum rows (any length,
     NaNs and infinities anywhere) against a float64 reference, nanmean
