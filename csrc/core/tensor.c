@@ -535,7 +535,7 @@ _Static_assert(SMALL_NDIM * 14 + 4 < 63,
 static bool small_rowmajor(int ndim, const int64_t *sizes, int64_t itemsize,
                            int64_t *strides, int64_t *nbytes)
 {
-    if (ndim > SMALL_NDIM) {
+    if (ndim < 0 || ndim > SMALL_NDIM) { /* negative: the checked error */
         return false;
     }
     int64_t numel = 1, stride = 1;

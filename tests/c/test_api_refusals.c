@@ -1,6 +1,7 @@
 /* tests/c/test_api_refusals.c — the C API's refusals of arguments the
  * Python layer never passes (issue 23, "Coverage"): execution plans
- * (tensorlib/plan.h) and advanced indexing (tensorlib/index.h).  Each
+ * (tensorlib/plan.h), advanced indexing (tensorlib/index.h) and fresh
+ * tensors' shapes (tensorlib/tensor.h).  Each
  * refusal names what is wrong, changes nothing (a plan keeps its entries,
  * a tensor its values and version) and allocates nothing. */
 #include <stdlib.h>
@@ -264,8 +265,32 @@ static void test_nonzero_every_float_kind(void)
     }
 }
 
+/* Fresh tensors: empty's one-pass path for small row-major shapes (Note
+ * [Small row-major shapes] in csrc/core/tensor.c) leaves every shape it
+ * does not take -- a negative ndim among them -- to the checked passes. */
+static void test_empty_shape_refusals(void)
+{
+    const int64_t sizes[3] = {2, 3, 4};
+    CHECK(tl_tensor_empty(-1, sizes, TL_DTYPE_FLOAT32, tl_device_cpu(),
+                          TL_MEMKIND_DEFAULT) == NULL);
+    CHECK(msg_has("dimensions, got -1"));
+    const int64_t neg[2] = {3, -2};
+    CHECK(empty(2, neg, TL_DTYPE_FLOAT32) == NULL);
+    CHECK(msg_has("negative size -2"));
+    tl_tensor_impl *t = empty(3, sizes, TL_DTYPE_COMPLEX128);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_EQ_I64(tl_tensor_strides(t)[0], 12);
+        CHECK_EQ_I64(tl_tensor_strides(t)[1], 4);
+        CHECK_EQ_I64(tl_tensor_strides(t)[2], 1);
+        CHECK_EQ_I64(tl_tensor_numel(t), 24);
+    }
+    tl_tensor_decref(t);
+}
+
 int main(void)
 {
+    RUN(test_empty_shape_refusals);
     RUN(test_plan_buffer_refusals);
     RUN(test_plan_group_limit);
     RUN(test_plan_view_refusals);
