@@ -17,17 +17,17 @@
 /* Note [Thread pool]
  * Workers sleep on work_cv until `generation` moves.  A caller (one at a
  * time: job_mu; a second caller, or a nested one, runs its loop serially)
- * publishes a job -- task, ctx, ntasks -- under mu, bumps the generation
- * and runs tasks itself too.  Tasks are claimed with an atomic counter.  A
- * worker joining a job counts itself in `active` under mu and reads the
- * job there, so it never mixes two jobs; the caller returns once every
- * task is done and no worker is still inside the job.  A worker may wake
- * only after the job it was woken for is over: `open` (cleared under mu
- * before the caller waits) keeps it from joining then, or it would claim
- * task numbers from the next job's counter with this job's task and ctx
- * (a ctx on a returned caller's stack).  Workers with an id
- * at or above the job's `want` sit it out, so tl_set_num_threads can lower
- * the count without stopping threads.
+ * publishes a job -- task, ctx, task ranges -- under mu, bumps the
+ * generation and runs tasks itself too.  Tasks are claimed with atomic
+ * counters (Note [Task ranges]).  A worker joining a job counts itself in
+ * `active` under mu and reads the job there, so it never mixes two jobs;
+ * the caller returns once every task is done and no worker is still
+ * inside the job.  A worker may wake only after the job it was woken for
+ * is over: `open` (cleared under mu before the caller waits) keeps it
+ * from joining then, or it would claim task numbers from the next job's
+ * counters with this job's task and ctx (a ctx on a returned caller's
+ * stack).  Workers with an id at or above the job's `want` sit it out, so
+ * tl_set_num_threads can lower the count without stopping threads.
  *
  * Spinning (Note [Spin before sleeping]): a worker that finds no new
  * generation, and a caller whose workers are still busy, first spin on
@@ -50,11 +50,10 @@ static struct {
     uint64_t generation;
     void (*task)(void *ctx, int64_t t);
     void *ctx;
-    int64_t ntasks;
     int want; /* workers 0 .. want-1 take part in this job */
     bool open; /* the job may still be joined (Note [Thread pool]) */
     int active;
-    atomic_llong next;
+    int nranges; /* task ranges in use (Note [Task ranges]) */
     atomic_llong pending;
     atomic_int awake; /* workers not asleep on work_cv (Note [Cold pool]) */
     atomic_llong last_cold_ns; /* a small job's time while all slept */
@@ -64,6 +63,31 @@ static struct {
     .work_cv = PTHREAD_COND_INITIALIZER,
     .done_cv = PTHREAD_COND_INITIALIZER,
 };
+
+/* Note [Task ranges]
+ * A job's tasks are cut into one contiguous range per thread taking part
+ * (range 0 for the caller, range w + 1 for worker w), each with its own
+ * claim counter on its own cache line.  A thread claims the tasks of its
+ * range in order, then those left in the others, one at a time from their
+ * fronts: a thread that is late or descheduled still loses its tasks to
+ * the others, as with one shared counter.  What the ranges buy: each
+ * thread streams through its own contiguous stretch of memory.  Reduction
+ * chunks (Note [Reduction chunks]) handed out in turn from one counter put
+ * two threads on neighbouring 128 KB chunks; a two-thread C sum of 2^24
+ * floats (AVX2, the pool's spinning, the two layouts alternated in one
+ * process, 2-vCPU Zen 4 VM) took 1.47 ms that way and 1.12-1.13 ms with
+ * a contiguous half per thread (2^23: 569 -> 512-524 us).  In the library
+ * (float32 sum and amax on two threads, both ways alternated in one
+ * process, four runs): 2^22 floats 5-15% faster in every run, 2^23 and
+ * 2^24 up to 10% faster in most runs and within noise in the rest.  The
+ * ranges end where the tasks do, so a task's number still decides
+ * everything it computes: results do not depend on which thread ran it. */
+#define TL_TASK_RANGES 64
+typedef struct {
+    _Alignas(64) atomic_llong next;
+    int64_t end;
+} task_range;
+static task_range task_ranges[TL_TASK_RANGES];
 
 /* Note [Spin before sleeping]
  * Waking a thread asleep on a condition variable takes a futex call and
@@ -229,17 +253,22 @@ static void register_atfork(void)
     pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-/* Claims and runs tasks until none is left. */
-static void run_tasks(void (*task)(void *, int64_t), void *ctx, int64_t n)
+/* Claims and runs tasks until none is left: first those of the range
+ * `part` starts at, then the other ranges' (Note [Task ranges]). */
+static void run_tasks(void (*task)(void *, int64_t), void *ctx, int part)
 {
+    const int nr = pool.nranges;
     int64_t done = 0;
-    for (;;) {
-        int64_t t = atomic_fetch_add(&pool.next, 1);
-        if (t >= n) {
-            break;
+    for (int k = 0; k < nr; k++) {
+        task_range *r = &task_ranges[(part + k) % nr];
+        for (;;) {
+            int64_t t = atomic_fetch_add(&r->next, 1);
+            if (t >= r->end) {
+                break;
+            }
+            task(ctx, t);
+            done++;
         }
-        task(ctx, t);
-        done++;
     }
     if (done) {
         atomic_fetch_sub(&pool.pending, done);
@@ -287,10 +316,9 @@ static void *worker_main(void *arg)
         }
         void (*task)(void *, int64_t) = pool.task;
         void *ctx = pool.ctx;
-        int64_t n = pool.ntasks;
         __atomic_store_n(&pool.active, pool.active + 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&pool.mu);
-        run_tasks(task, ctx, n);
+        run_tasks(task, ctx, id + 1);
         pthread_mutex_lock(&pool.mu);
         __atomic_store_n(&pool.active, pool.active - 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&pool.done_cv);
@@ -348,9 +376,21 @@ static bool pool_run(int nthreads, int64_t ntasks,
     }
     pool.task = task;
     pool.ctx = ctx;
-    pool.ntasks = ntasks;
     pool.want = nthreads - 1 < workers ? nthreads - 1 : workers;
-    atomic_store(&pool.next, 0);
+    /* Note [Task ranges] */
+    int nr = pool.want + 1 < TL_TASK_RANGES ? pool.want + 1 : TL_TASK_RANGES;
+    if (nr > ntasks) {
+        nr = (int)ntasks;
+    }
+    const int64_t base = ntasks / nr, rem = ntasks % nr;
+    int64_t begin = 0;
+    for (int r = 0; r < nr; r++) {
+        atomic_store_explicit(&task_ranges[r].next, begin,
+                              memory_order_relaxed);
+        begin += base + (r < rem ? 1 : 0);
+        task_ranges[r].end = begin;
+    }
+    pool.nranges = nr;
     atomic_store(&pool.pending, ntasks);
     pool.open = true;
     __atomic_store_n(&pool.generation, pool.generation + 1, __ATOMIC_RELEASE);
@@ -360,7 +400,7 @@ static bool pool_run(int nthreads, int64_t ntasks,
     pthread_cond_broadcast(&pool.work_cv);
 
     in_region = 1;
-    run_tasks(task, ctx, ntasks);
+    run_tasks(task, ctx, 0);
     in_region = 0;
 
     pthread_mutex_lock(&pool.mu);

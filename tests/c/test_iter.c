@@ -698,6 +698,62 @@ static void test_parallel_for(void)
     tl_set_num_threads(saved);
 }
 
+/* Note [Task ranges]: the caller owns the first range of a job's tasks.
+ * When task 0 holds the caller for 20 ms, the worker runs its own range
+ * (tasks 4-7) first and then the rest of the caller's (1-3); each task
+ * runs once.  With one shared counter the worker would take 1-3 first. */
+static pthread_t chunk_caller;
+static int chunk_off_caller[8];
+static int chunk_order[8];
+static int chunk_seq;
+
+static void slow_first_chunk(void *ctx, int64_t c)
+{
+    (void)ctx;
+    __atomic_fetch_add(&covered[c], 1, __ATOMIC_RELAXED);
+    chunk_order[c] = __atomic_fetch_add(&chunk_seq, 1, __ATOMIC_RELAXED);
+    if (!pthread_equal(pthread_self(), chunk_caller)) {
+        __atomic_store_n(&chunk_off_caller[c], 1, __ATOMIC_RELAXED);
+    }
+    if (c == 0) {
+        usleep(20000);
+    }
+}
+
+static void test_task_ranges(void)
+{
+    const int saved = tl_get_num_threads();
+    tl_set_num_threads(2);
+    chunk_caller = pthread_self();
+    int stolen = 0;
+    for (int tries = 0; tries < 20 && !stolen; tries++) {
+        memset(covered, 0, sizeof covered);
+        memset(chunk_off_caller, 0, sizeof chunk_off_caller);
+        chunk_seq = 0;
+        tl_parallel_chunks(8, slow_first_chunk, NULL);
+        CHECK(all_covered_once(8));
+        /* tasks 1-3 are the caller's range; the worker took them after
+         * its own */
+        stolen = chunk_off_caller[1] && chunk_off_caller[2] &&
+                 chunk_off_caller[3] && !chunk_off_caller[0] &&
+                 chunk_order[4] < chunk_order[1];
+    }
+    CHECK(stolen);
+    /* more threads than ranges (64), and fewer tasks than threads */
+    tl_set_num_threads(70);
+    for (int n = 1; n <= 300; n += 37) {
+        memset(covered, 0, sizeof covered);
+        tl_parallel_for(n, 1, mark_range, NULL);
+        CHECK(all_covered_once(n));
+        int64_t sums[300] = {0};
+        tl_parallel_chunks(n, mark_chunk, sums);
+        for (int i = 0; i < n; i++) {
+            CHECK_EQ_I64(sums[i], (int64_t)i * i);
+        }
+    }
+    tl_set_num_threads(saved);
+}
+
 static void test_threads_equal(void)
 {
     /* A big strided add gives the same bits on 1 and 4 threads. */
@@ -946,6 +1002,7 @@ int main(void)
     RUN(test_out_resize);
     RUN(test_serial_ranges);
     RUN(test_parallel_for);
+    RUN(test_task_ranges);
     RUN(test_cold_pool);
     RUN(test_threads_equal);
     RUN(test_release_hooks);
