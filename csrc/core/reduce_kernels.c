@@ -77,11 +77,12 @@ static inline int have_avx512(void) { return tl_vecmath_level() >= 2; }
 #define TL_ALWAYS_INLINE inline
 #endif
 
-/* name(args) runs name_avx2 or name_base, both built from name_body. */
+/* name(args) runs name_avx2 or name_base, both built from name_body.
+ * DISPATCH_TO makes name_base and the dispatcher for a name_avx2 written
+ * by hand (Note [Float extrema with vmaxps]). */
 #ifdef TL_AVX2_DISPATCH
-#define DISPATCHED(name, params, args)                                      \
+#define DISPATCH_TO(name, params, args)                                     \
     static void name##_base params { name##_body args; }                   \
-    TL_TARGET_AVX2 static void name##_avx2 params { name##_body args; }    \
     static void name params                                                 \
     {                                                                       \
         if (have_avx2()) {                                                  \
@@ -90,6 +91,9 @@ static inline int have_avx512(void) { return tl_vecmath_level() >= 2; }
             name##_base args;                                               \
         }                                                                   \
     }
+#define DISPATCHED(name, params, args)                                      \
+    TL_TARGET_AVX2 static void name##_avx2 params { name##_body args; }    \
+    DISPATCH_TO(name, params, args)
 #else
 #define DISPATCHED(name, params, args)                                      \
     static void name params { name##_body args; }
@@ -1717,11 +1721,6 @@ DEF_ARG_F(f64, double, LDID)
 #define VX_f64(op) _mm256_##op##_pd
 #define DEF_VEXT_FLOAT(NAME, CMP, N, T, IT)                                 \
     DEF_VEXT_BODY(NAME, CMP, N, T, IT)                                      \
-    static void NAME##_vext_##N##_base(const T *q, int64_t n, T *out,        \
-                                       int *nan)                             \
-    {                                                                       \
-        NAME##_vext_##N##_body(q, n, out, nan);                             \
-    }                                                                       \
     TL_TARGET_AVX2 static void NAME##_vext_##N##_avx2(const T *q, int64_t n, \
                                                       T *out, int *nan)      \
     {                                                                       \
@@ -1763,14 +1762,8 @@ DEF_ARG_F(f64, double, LDID)
         *out = r;                                                           \
         *nan = f;                                                           \
     }                                                                       \
-    static void NAME##_vext_##N(const T *q, int64_t n, T *out, int *nan)    \
-    {                                                                       \
-        if (have_avx2()) {                                                  \
-            NAME##_vext_##N##_avx2(q, n, out, nan);                         \
-        } else {                                                            \
-            NAME##_vext_##N##_base(q, n, out, nan);                         \
-        }                                                                   \
-    }
+    DISPATCH_TO(NAME##_vext_##N, (const T *q, int64_t n, T *out, int *nan), \
+                (q, n, out, nan))
 #else
 #define DEF_VEXT_FLOAT DEF_VEXT
 #endif
