@@ -9,7 +9,7 @@ Two tables:
     mean and var;
   * a reductions table: every reduction over the whole tensor and per dim
     (innermost, outermost and middle) for float32, float64 and int32 (bool
-    for any/all), one thread.
+    for any/all), one thread (--red-threads K: K threads).
 
     python benchmarks/bench_reduce.py            # full run (minutes)
     python benchmarks/bench_reduce.py --quick    # fewer sizes and repeats
@@ -289,9 +289,9 @@ def red_cases(ops, fam):
         yield op, None
 
 
-def run_reductions(quick, repeats, min_time, ops=None):
+def run_reductions(quick, repeats, min_time, ops=None, nthreads=1):
     rows = []
-    set_threads(1)
+    set_threads(nthreads)
     rng = np.random.default_rng(0)
     for layout, shape, dim in red_layouts(quick):
         base = rng.standard_normal(shape)
@@ -332,7 +332,7 @@ def run_reductions(quick, repeats, min_time, ops=None):
                     continue
                 best = time_case(fns, repeats, min_time)
                 rows.append((op, famname, layout, shape, dim, best))
-                print_row(f"{op} {famname} {layout}", 1, best)
+                print_row(f"{op} {famname} {layout}", nthreads, best)
     return rows
 
 
@@ -382,11 +382,14 @@ def markdown(sweep, red, args):
     cores = os.cpu_count()
     load = open("/proc/loadavg").read().split()[:3] \
         if os.path.exists("/proc/loadavg") else ["?"]
+    red_flag = (f" --red-threads {args.red_threads}"
+                if args.red_threads != 1 else "")
     head = [
         "## Reductions and sizes (benchmarks/bench_reduce.py)", "",
         f"- Command: `python benchmarks/bench_reduce.py"
         f"{' --quick' if args.quick else ''}"
-        f"{f' --runs {args.runs}' if args.runs > 1 else ''}`; "
+        f"{f' --runs {args.runs}' if args.runs > 1 else ''}"
+        f"{red_flag}`; "
         f"{args.repeats} interleaved repeats"
         f"{f' in each of {args.runs} runs on fresh arrays' if args.runs > 1 else ''}"
         f", best of, each at least {args.min_time} s; load average "
@@ -400,7 +403,9 @@ def markdown(sweep, red, args):
     if sweep:
         parts += ["### Size sweep (float32)", "", md_sweep(sweep), ""]
     if red:
-        parts += ["### Reductions (one thread)", "", md_red(red), ""]
+        k = args.red_threads
+        what = "one thread" if k == 1 else f"{k} threads"
+        parts += [f"### Reductions ({what})", "", md_red(red), ""]
     return "\n".join(parts)
 
 
@@ -418,6 +423,9 @@ def main(argv=None):
                    help="run the whole table this many times, on fresh "
                         "arrays, and keep each library's best per case "
                         "(see 'Runs' in the module docstring)")
+    p.add_argument("--red-threads", type=int, default=1, metavar="K",
+                   help="threads for the reductions table (default 1; "
+                        "NumPy is single-threaded at any K)")
     p.add_argument("--markdown", metavar="PATH",
                    help="write the tables as markdown to PATH ('-': stdout)")
     args = p.parse_args(argv)
@@ -441,7 +449,8 @@ def main(argv=None):
             if args.only in (None, "reductions"):
                 print(f"# reductions, run {run + 1}", flush=True)
                 red = merge_best(red, run_reductions(
-                    args.quick, args.repeats, args.min_time, ops))
+                    args.quick, args.repeats, args.min_time, ops,
+                    args.red_threads))
     finally:
         tl.set_num_threads(old)
     md = markdown(sweep, red, args)
