@@ -35,6 +35,10 @@ much of a 16 MB array an L3 shared with other tenants keeps, and whether
 an array's pages are huge pages, change from run to run and from array to
 array -- and a fresh array per run lets every library meet its good
 case.
+Shared input (--shared-input, reductions table only): the three libraries
+read the same buffer, so where its pages sit (huge pages or not, which L3
+sets) is the same for all; on two threads at 16-32 MB a copy each moved
+rows by 10-40% between runs.
 Ratios: tensorlib time / other time (below 1.0: tensorlib faster); `best`
 is tensorlib over the faster of the two peers (the issue's target: <= 1.0).
 NumPy is single-threaded: its "all threads" time is its one-thread time.
@@ -289,7 +293,11 @@ def red_cases(ops, fam):
         yield op, None
 
 
-def run_reductions(quick, repeats, min_time, ops=None, nthreads=1):
+def run_reductions(quick, repeats, min_time, ops=None, nthreads=1,
+                   shared=False):
+    """shared: the three libraries read one buffer (NumPy's) instead of
+    a copy each (see 'Shared input' in the module docstring)."""
+    own = (lambda a: a) if shared else (lambda a: a.copy())
     rows = []
     set_threads(nthreads)
     rng = np.random.default_rng(0)
@@ -300,16 +308,16 @@ def run_reductions(quick, repeats, min_time, ops=None, nthreads=1):
                 x = rng.integers(-1000, 1000, shape).astype(np.int32)
             else:
                 x = base.astype(fam)
-            X = tl.from_numpy(x.copy())
-            TX = torch.from_numpy(x.copy()) if torch is not None else None
+            X = tl.from_numpy(own(x))
+            TX = torch.from_numpy(own(x)) if torch is not None else None
             for op, variant in red_cases(ops, fam):
                 if op in ("any", "all"):
                     # random bools decide at once; "bool, full": every
                     # element is read (any of all-false, all of all-true)
                     xb = x > 0 if variant is None else \
                         np.full(shape, op == "all")
-                    Xb = tl.from_numpy(xb.copy())
-                    TXb = torch.from_numpy(xb.copy()) if TX is not None \
+                    Xb = tl.from_numpy(own(xb))
+                    TXb = torch.from_numpy(own(xb)) if TX is not None \
                         else None
                     f_tl, f_np, f_t = red_fns(op, xb, Xb, TXb, dim)
                     famname = "bool" if variant is None else "bool, full"
@@ -320,8 +328,8 @@ def run_reductions(quick, repeats, min_time, ops=None, nthreads=1):
                     # values near 1 so the product stays finite
                     xp = (1 + 1e-3 * base).astype(x.dtype) \
                         if fam != "int32" else np.ones(shape, np.int32)
-                    Xp = tl.from_numpy(xp.copy())
-                    TXp = torch.from_numpy(xp.copy()) if TX is not None \
+                    Xp = tl.from_numpy(own(xp))
+                    TXp = torch.from_numpy(own(xp)) if TX is not None \
                         else None
                     f_tl, f_np, f_t = red_fns(op, xp, Xp, TXp, dim)
                 fns = {"tl": f_tl, "np": f_np or None, "torch": f_t or None}
@@ -384,6 +392,8 @@ def markdown(sweep, red, args):
         if os.path.exists("/proc/loadavg") else ["?"]
     red_flag = (f" --red-threads {args.red_threads}"
                 if args.red_threads != 1 else "")
+    if args.shared_input:
+        red_flag += " --shared-input"
     head = [
         "## Reductions and sizes (benchmarks/bench_reduce.py)", "",
         f"- Command: `python benchmarks/bench_reduce.py"
@@ -426,6 +436,9 @@ def main(argv=None):
     p.add_argument("--red-threads", type=int, default=1, metavar="K",
                    help="threads for the reductions table (default 1; "
                         "NumPy is single-threaded at any K)")
+    p.add_argument("--shared-input", action="store_true",
+                   help="reductions table: every library reads NumPy's "
+                        "buffer instead of its own copy")
     p.add_argument("--markdown", metavar="PATH",
                    help="write the tables as markdown to PATH ('-': stdout)")
     args = p.parse_args(argv)
@@ -450,7 +463,7 @@ def main(argv=None):
                 print(f"# reductions, run {run + 1}", flush=True)
                 red = merge_best(red, run_reductions(
                     args.quick, args.repeats, args.min_time, ops,
-                    args.red_threads))
+                    args.red_threads, args.shared_input))
     finally:
         tl.set_num_threads(old)
     md = markdown(sweep, red, args)
