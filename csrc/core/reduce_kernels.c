@@ -28,10 +28,12 @@
  *   float32 than NumPy's pairwise sum at every level.  The partials of
  *   runs of up to TL_REDUCE_RCHUNK (reduce_impl.h) elements and of
  *   chunks combine pairwise in float64.
- * - float64 (and complex128) runs accumulate in 8 compensated lanes
- *   (Knuth's two-sum: each lane carries its rounding error), so a run's
- *   error is about one ulp whatever its length; partials of runs and
- *   chunks combine as compensated pairs too.
+ * - float64 (and complex128) runs add blocks of 64 doubles, 8 per lane
+ *   as a tree, and accumulate the block sums in 8 compensated lanes
+ *   (Knuth's two-sum: each lane carries its rounding error; Note
+ *   [Float64 lane blocks]), so a run's error is at most about 3 eps
+ *   sum|x| plus half an ulp whatever its length; partials of runs and
+ *   chunks combine as compensated pairs.
  * - Cols (outer reductions, e.g. dim 0 of a C-contiguous matrix):
  *   float32 adds blocks of 8 rows as a tree in float32 and accumulates
  *   the blocks in float64 (Note [Float32 cols in blocks of 8 rows]), or
@@ -441,8 +443,84 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
 DISPATCHED(lanes_f32, (const float *q, int64_t m, double out[2]),
            (q, m, out))
 
-/* Compensated sum of m doubles at q in 8 lanes; even-indexed elements go to
- * (hi[0], lo[0]), odd ones to (hi[1], lo[1]). */
+/* Note [Float64 lane blocks]
+ * A float64 row sum keeps 8 compensated lanes (two-sum: each lane
+ * carries its rounding error in a second double).  Two-summing every
+ * element costs 7 additions per vector of 4 doubles: 32 GB/s a core, a
+ * third of the speed of PyTorch's cascade sum out of cache (2^18
+ * doubles: 66 us against 24).  So a run is taken in blocks of 64
+ * doubles, 8 per lane: each lane adds its 8 as a tree ((a + b) + (c +
+ * d)) + ((e + f) + (g + h)) in plain float64, and only the 8 block sums
+ * are two-summed into the lanes: 14 additions per 64 doubles, memory
+ * speed (2^18: 21 us, as fast as a plain sum; a C loop, Zen 4).  The
+ * remainder below a block is two-summed element by element as before.
+ * The float64 and complex128 sums (and so mean), the float64 nansum and
+ * nanmean rows and var's second pass over float64 rows all add this way.
+ * Accuracy: the tree's rounding is at most 3 ulp of each block's
+ * magnitude, and nothing above the blocks rounds, so the error is at
+ * most about 3 eps sum|x| + half an ulp of the result, whatever the
+ * length; NumPy's pairwise sum's bound grows with log2(n), and on
+ * random data its error is about 3 times ours (tests/test_reduce.py::
+ * test_accuracy_float64_blocks measures both against math.fsum).  A
+ * fully compensated sum's extra digits survive only cancellation of
+ * more than a few digits, which neither NumPy nor PyTorch keeps. */
+#define F64_BLOCK 64
+
+#if defined(__GNUC__)
+typedef double tl_v4d __attribute__((vector_size(32)));
+
+/* s = the tree sum of the 8 vectors at p, p + 8, ..., p + 56: one lane
+ * block of 4 lanes (Note [Float64 lane blocks]).  Macros, not functions:
+ * a function returning a 32-byte vector changes the ABI by target. */
+#define TREE8_4D(s, p)                                                      \
+    do {                                                                    \
+        tl_v4d v0_, v1_, v2_, v3_, v4_, v5_, v6_, v7_;                      \
+        memcpy(&v0_, (p), sizeof v0_);                                      \
+        memcpy(&v1_, (p) + 8, sizeof v1_);                                  \
+        memcpy(&v2_, (p) + 16, sizeof v2_);                                 \
+        memcpy(&v3_, (p) + 24, sizeof v3_);                                 \
+        memcpy(&v4_, (p) + 32, sizeof v4_);                                 \
+        memcpy(&v5_, (p) + 40, sizeof v5_);                                 \
+        memcpy(&v6_, (p) + 48, sizeof v6_);                                 \
+        memcpy(&v7_, (p) + 56, sizeof v7_);                                 \
+        (s) = ((v0_ + v1_) + (v2_ + v3_)) + ((v4_ + v5_) + (v6_ + v7_));   \
+    } while (0)
+
+/* sq = the tree sum of the squared deviations from mv of the 8 vectors
+ * at p, p + 8, ..., p + 56 (TREE8_4D's block), d = the tree sum of the
+ * deviations. */
+#define VAR_DEV4(d, p, mv)                                                  \
+    tl_v4d d;                                                               \
+    memcpy(&d, (p), sizeof d);                                              \
+    d -= (mv)
+#define VAR_TREE8_4D(sq, d, p, mv)                                          \
+    do {                                                                    \
+        VAR_DEV4(d0_, (p), mv);                                             \
+        VAR_DEV4(d1_, (p) + 8, mv);                                         \
+        VAR_DEV4(d2_, (p) + 16, mv);                                        \
+        VAR_DEV4(d3_, (p) + 24, mv);                                        \
+        VAR_DEV4(d4_, (p) + 32, mv);                                        \
+        VAR_DEV4(d5_, (p) + 40, mv);                                        \
+        VAR_DEV4(d6_, (p) + 48, mv);                                        \
+        VAR_DEV4(d7_, (p) + 56, mv);                                        \
+        (d) = ((d0_ + d1_) + (d2_ + d3_)) + ((d4_ + d5_) + (d6_ + d7_));   \
+        (sq) = ((d0_ * d0_ + d1_ * d1_) + (d2_ * d2_ + d3_ * d3_)) +        \
+               ((d4_ * d4_ + d5_ * d5_) + (d6_ * d6_ + d7_ * d7_));         \
+    } while (0)
+
+/* (h, l) += x in 4 lanes: dd_acc's two-sum. */
+#define TWO_SUM_4D(h, l, x)                                                 \
+    do {                                                                    \
+        const tl_v4d t_ = (h) + (x);                                        \
+        const tl_v4d b_ = t_ - (h);                                         \
+        (l) += ((h) - (t_ - b_)) + ((x) - b_);                              \
+        (h) = t_;                                                           \
+    } while (0)
+#endif
+
+/* Sum of m doubles at q in 8 compensated lanes (Note [Float64 lane
+ * blocks]); even-indexed elements go to (hi[0], lo[0]), odd ones to
+ * (hi[1], lo[1]). */
 static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
                                             double hi[2], double lo[2])
 {
@@ -451,42 +529,47 @@ static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
 #if defined(__GNUC__)
     /* GCC vector extensions: the SLP vectoriser splits the 8 lanes
      * unevenly; explicit 4-wide vectors (two xmm on SSE2, one ymm on
-     * AVX2) keep every lane vectorised. */
-    typedef double v4d __attribute__((vector_size(32)));
-    v4d h0 = {0, 0, 0, 0}, h1 = h0, l0 = h0, l1 = h0;
+     * AVX2) keep every lane vectorised.  Lane k of h0 is element 8j + k
+     * of the run, lane k of h1 element 8j + 4 + k. */
+    tl_v4d h0 = {0, 0, 0, 0}, h1 = h0, l0 = h0, l1 = h0;
+    for (; i + F64_BLOCK <= m; i += F64_BLOCK) {
+        for (int k = 0; k < F64_BLOCK; k += 8) {
+            PREFETCH_AHEAD(q + i + k); /* 8 doubles: one line */
+        }
+        tl_v4d s0, s1;
+        TREE8_4D(s0, q + i);
+        TREE8_4D(s1, q + i + 4);
+        TWO_SUM_4D(h0, l0, s0);
+        TWO_SUM_4D(h1, l1, s1);
+    }
     for (; i + 8 <= m; i += 8) {
-        v4d x0, x1;
-        PREFETCH_AHEAD(q + i); /* 8 doubles: one line */
+        tl_v4d x0, x1;
         memcpy(&x0, q + i, sizeof x0);
         memcpy(&x1, q + i + 4, sizeof x1);
-        const v4d t0 = h0 + x0, t1 = h1 + x1;
-        const v4d b0 = t0 - h0, b1 = t1 - h1;
-        l0 += (h0 - (t0 - b0)) + (x0 - b0);
-        l1 += (h1 - (t1 - b1)) + (x1 - b1);
-        h0 = t0;
-        h1 = t1;
+        TWO_SUM_4D(h0, l0, x0);
+        TWO_SUM_4D(h1, l1, x1);
     }
     memcpy(h, &h0, sizeof h0);
     memcpy(h + 4, &h1, sizeof h1);
     memcpy(l, &l0, sizeof l0);
     memcpy(l + 4, &l1, sizeof l1);
 #else
+    for (; i + F64_BLOCK <= m; i += F64_BLOCK) {
+        for (int k = 0; k < 8; k++) {
+            const double *e = q + i + k;
+            dd_acc(&h[k], &l[k],
+                   ((e[0] + e[8]) + (e[16] + e[24])) +
+                       ((e[32] + e[40]) + (e[48] + e[56])));
+        }
+    }
     for (; i + 8 <= m; i += 8) {
         for (int k = 0; k < 8; k++) {
-            const double x = q[i + k];
-            const double t = h[k] + x;
-            const double bp = t - h[k];
-            l[k] += (h[k] - (t - bp)) + (x - bp);
-            h[k] = t;
+            dd_acc(&h[k], &l[k], q[i + k]);
         }
     }
 #endif
     for (int k = 0; i < m; i++, k++) {
-        const double x = q[i];
-        const double t = h[k] + x;
-        const double bp = t - h[k];
-        l[k] += (h[k] - (t - bp)) + (x - bp);
-        h[k] = t;
+        dd_acc(&h[k], &l[k], q[i]);
     }
     double eh = 0, el = 0, oh = 0, ol = 0;
     for (int k = 0; k < 8; k += 2) {
@@ -2728,7 +2811,73 @@ static void var_frow_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
 }
 #define var_frow_f16 var_row_f16
 #define var_frow_bf16 var_row_bf16
-#define var_frow_f64 var_row_f64
+
+/* Contiguous float64 rows of var's second pass: the squared deviations
+ * in lane blocks, two-summed into 8 lanes (Note [Float64 lane blocks]:
+ * every term is positive, so the tree's rounding is a few ulp of the
+ * block and the sum keeps about one ulp); the deviations themselves,
+ * the small correction term, add plainly as var_row_f64's do.  The
+ * remainder below a block goes element by element as var_row_f64.
+ * out: the (hi, lo) sum of squares and the sum of deviations. */
+static TL_ALWAYS_INLINE void var_lanes_f64_body(const double *q, int64_t n,
+                                                double m, double out[3])
+{
+    double ss[8] = {0}, sl[8] = {0}, c[8] = {0};
+    int64_t i = 0;
+#if defined(__GNUC__)
+    const tl_v4d mv = {m, m, m, m};
+    tl_v4d h0 = {0, 0, 0, 0}, h1 = h0, l0 = h0, l1 = h0, c0 = h0, c1 = h0;
+    for (; i + F64_BLOCK <= n; i += F64_BLOCK) {
+        tl_v4d sq0, sq1, d0, d1;
+        for (int k = 0; k < F64_BLOCK; k += 8) {
+            PREFETCH_AHEAD(q + i + k);
+        }
+        VAR_TREE8_4D(sq0, d0, q + i, mv);
+        VAR_TREE8_4D(sq1, d1, q + i + 4, mv);
+        c0 += d0;
+        c1 += d1;
+        TWO_SUM_4D(h0, l0, sq0);
+        TWO_SUM_4D(h1, l1, sq1);
+    }
+    memcpy(ss, &h0, sizeof h0);
+    memcpy(ss + 4, &h1, sizeof h1);
+    memcpy(sl, &l0, sizeof l0);
+    memcpy(sl + 4, &l1, sizeof l1);
+    memcpy(c, &c0, sizeof c0);
+    memcpy(c + 4, &c1, sizeof c1);
+#endif
+    for (; i < n; i++) { /* i % 8 is the lane: blocks end at multiples of 8 */
+        const double d = q[i] - m;
+        c[i & 7] += d;
+        dd_acc(&ss[i & 7], &sl[i & 7], d * d);
+    }
+    double h = 0, l = 0;
+    for (int k = 0; k < 8; k++) {
+        dd_add(&h, &l, ss[k], sl[k]);
+    }
+    out[0] = h;
+    out[1] = l;
+    out[2] = ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]));
+}
+
+DISPATCHED(var_lanes_f64, (const double *q, int64_t n, double m,
+                           double out[3]),
+           (q, n, m, out))
+
+static void var_frow_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
+                         const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(double)) {
+        var_row_f64(p, n, s, idx0, aux, res);
+        return;
+    }
+    double o[3];
+    var_lanes_f64((const double *)p, n, aux->v.d[0], o);
+    res->v.d[0] = o[0];
+    res->v.d[3] = o[1];
+    res->v.d[1] = o[2];
+    res->v.d[2] = 0;
+}
 #define var_frow_c64 var_row_c64
 #define var_frow_c128 var_row_c128
 
@@ -2964,14 +3113,55 @@ typedef float nan_v4f __attribute__((vector_size(16)));
 typedef double nan_v4d __attribute__((vector_size(32)));
 typedef int64_t nan_v4i __attribute__((vector_size(32)));
 #define NAN_KEEP(x, k) ((nan_v4d)((nan_v4i)(x) & (k)))
+/* v = the 4 doubles at p with NaNs made +0, k their not-NaN mask. */
+#define NAN_LD4(v, k, p)                                                    \
+    nan_v4d v;                                                              \
+    memcpy(&v, (p), sizeof v);                                              \
+    const nan_v4i k = v == v;                                               \
+    v = NAN_KEEP(v, k)
+/* s = the tree sum of the 8 vectors at p, p + 8, ..., p + 56 with NaNs
+ * made +0 (TREE8_4D's block), nn = minus the count of the rest. */
+#define NAN_TREE8_4D(s, nn, p)                                              \
+    do {                                                                    \
+        NAN_LD4(v0_, k0_, (p));                                             \
+        NAN_LD4(v1_, k1_, (p) + 8);                                         \
+        NAN_LD4(v2_, k2_, (p) + 16);                                        \
+        NAN_LD4(v3_, k3_, (p) + 24);                                        \
+        NAN_LD4(v4_, k4_, (p) + 32);                                        \
+        NAN_LD4(v5_, k5_, (p) + 40);                                        \
+        NAN_LD4(v6_, k6_, (p) + 48);                                        \
+        NAN_LD4(v7_, k7_, (p) + 56);                                        \
+        (nn) = ((k0_ + k1_) + (k2_ + k3_)) + ((k4_ + k5_) + (k6_ + k7_));   \
+        (s) = ((v0_ + v1_) + (v2_ + v3_)) + ((v4_ + v5_) + (v6_ + v7_));   \
+    } while (0)
 
-static TL_ALWAYS_INLINE void nanlanes_f64_body(const double *q, int64_t m,
+/* count false: co is not written (nansum's kernels, Note [Nansum without
+ * the count]). */
+static TL_ALWAYS_INLINE void nanlanes_f64_impl(const double *q, int64_t m,
                                                double *ho, double *lo,
-                                               uint64_t *co)
+                                               uint64_t *co, bool count)
 {
     nan_v4d h0 = {0, 0, 0, 0}, h1 = h0, l0 = h0, l1 = h0;
     nan_v4i c0 = {0, 0, 0, 0}, c1 = c0;
-    for (int64_t i = 0; i < m; i += 8) {
+    int64_t i = 0;
+    /* Blocks of 64 as the float64 sum's (Note [Float64 lane blocks]),
+     * NaNs made +0 before the tree. */
+    for (; i + F64_BLOCK <= m; i += F64_BLOCK) {
+        nan_v4d s0, s1;
+        nan_v4i n0, n1;
+        for (int k = 0; k < F64_BLOCK; k += 8) {
+            PREFETCH_AHEAD(q + i + k);
+        }
+        NAN_TREE8_4D(s0, n0, q + i);
+        NAN_TREE8_4D(s1, n1, q + i + 4);
+        if (count) {
+            c0 -= n0;
+            c1 -= n1;
+        }
+        TWO_SUM_4D(h0, l0, s0);
+        TWO_SUM_4D(h1, l1, s1);
+    }
+    for (; i < m; i += 8) {
         nan_v4d x0, x1;
         PREFETCH_AHEAD(q + i);
         memcpy(&x0, q + i, sizeof x0);
@@ -2991,9 +3181,24 @@ static TL_ALWAYS_INLINE void nanlanes_f64_body(const double *q, int64_t m,
     memcpy(ho + 4, &h1, sizeof h1);
     memcpy(lo, &l0, sizeof l0);
     memcpy(lo + 4, &l1, sizeof l1);
-    memcpy(co, &c0, sizeof c0);
-    memcpy(co + 4, &c1, sizeof c1);
+    if (count) {
+        memcpy(co, &c0, sizeof c0);
+        memcpy(co + 4, &c1, sizeof c1);
+    }
 }
+static TL_ALWAYS_INLINE void nanlanes_f64_body(const double *q, int64_t m,
+                                               double *ho, double *lo,
+                                               uint64_t *co)
+{
+    nanlanes_f64_impl(q, m, ho, lo, co, true);
+}
+static TL_ALWAYS_INLINE void nanlanes_nc_f64_body(const double *q, int64_t m,
+                                                  double *ho, double *lo)
+{
+    nanlanes_f64_impl(q, m, ho, lo, NULL, false);
+}
+#undef NAN_TREE8_4D
+#undef NAN_LD4
 #undef NAN_KEEP
 #else
 DEF_NANLANES(f32, float, LDID, NAN_ADD_PLAIN)
@@ -3254,6 +3459,41 @@ DEF_NANSUM(f32, float, LDID, NAN_ADD_PLAIN, NANSUM_ROW_LANES_f32,
            nancolrow_f32)
 DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP, nanlanes_f64, nancolrow_f64)
 
+#if defined(__GNUC__)
+DISPATCHED(nanlanes_nc_f64,
+           (const double *q, int64_t m, double *h, double *l), (q, m, h, l))
+
+/* nansum_row_f64 without the count (Note [Nansum without the count]):
+ * the same additions in the same order, so the same sum; u[2] is 0. */
+static void nansum_nc_row_f64(const char *p, int64_t n, int64_t s,
+                              int64_t idx0, const tl_racc *aux, tl_racc *res)
+{
+    if (s != (int64_t)sizeof(double)) {
+        nansum_row_f64(p, n, s, idx0, aux, res);
+        res->v.u[2] = 0;
+        return;
+    }
+    const double *q = (const double *)p;
+    double h[8], l[8];
+    int64_t i = n - n % 8;
+    nanlanes_nc_f64(q, i, h, l);
+    for (; i < n; i++) {
+        const double x = q[i];
+        dd_acc(&h[i & 7], &l[i & 7], x == x ? x : 0.0);
+    }
+    double eh = 0, el = 0;
+    for (int k = 0; k < 8; k++) {
+        dd_add(&eh, &el, h[k], isfinite(h[k]) ? l[k] : 0);
+    }
+    res->v.d[0] = eh;
+    res->v.d[1] = el;
+    res->v.u[2] = 0;
+}
+#define NANSUM_NC_ROW_f64 nansum_nc_row_f64
+#else
+#define NANSUM_NC_ROW_f64 nansum_row_f64
+#endif
+
 #ifdef TL_AVX2_DISPATCH
 /* float32 nansum over close rows with AVX-512: 128 columns in register
  * strips (Note [Float32 cols in register strips]): sixteen float64 sums
@@ -3479,7 +3719,8 @@ static const tl_rkernel nansum_nc_k[TL_DTYPE_COUNT] = {
     NANSUM(f16, FLOAT16), NANSUM(bf16, BFLOAT16),
     [TL_DTYPE_FLOAT32] = K(TL_DTYPE_FLOAT64, true, comb_nansum,
                            NANSUM_NC_ROW_f32, nansum_cols_f32s, fin_nansum),
-    NANSUM(f64, FLOAT64),
+    [TL_DTYPE_FLOAT64] = K(TL_DTYPE_FLOAT64, true, comb_nansum,
+                           NANSUM_NC_ROW_f64, nansum_cols_f64, fin_nansum),
 };
 
 const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)

@@ -46,9 +46,10 @@
  * Values (DESIGN.md "Numeric semantics"): NumPy's, computed on the input
  * cast to the result dtype.  Accumulation: integer sums and products wrap in
  * 64-bit unsigned arithmetic (no undefined behaviour); float16, bfloat16
- * and float32 accumulate in float64 and round once; float64 sums use
- * compensated (two-sum) accumulation in contiguous runs and pairwise sums
- * across rows and chunks; complex follows its real parts.  amax/amin/max/min
+ * and float32 accumulate in float64 and round once; float64 sums add
+ * contiguous runs in blocks of 64 (a tree per lane) accumulated with
+ * two-sum compensation, and pairwise sums across rows and chunks; complex
+ * follows its real parts.  amax/amin/max/min
  * propagate NaN; argmax/argmin and the indices of max/min give the first
  * maximal (minimal) element, or the first NaN.  var/std are two-pass
  * (mean, then the sum of squared deviations with the compensation term of
