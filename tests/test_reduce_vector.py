@@ -1049,3 +1049,37 @@ def test_nansum_without_count_rows_and_threads():
         tl.set_num_threads(old)
     assert one[0] == two[0]
     np.testing.assert_array_equal(one[1].numpy(), two[1].numpy())
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_nansum_plain_blocks_first(dt):
+    """Note [Float32 nansum in lane blocks], plain blocks first (and the
+    float64 blocks): a NaN anywhere sums as a +0 there, bit for bit,
+    whichever way its block and the blocks after it went (NaN-free blocks
+    before and after a NaN block, one NaN, NaN-rich rows, an inf); nanmean
+    divides by the count of the rest."""
+    rng = np.random.default_rng(91)
+    n = 5000  # nine full blocks of 512 floats and a tail
+    base = rng.standard_normal((8, n)).astype(dt)
+    nan = base.copy()
+    nan[1, 2600] = np.nan                      # one NaN, mid-row
+    nan[2, [0, 511, 512, 4999]] = np.nan       # block edges and the tail
+    nan[3, rng.random(n) < 0.3] = np.nan       # NaN-rich
+    nan[4, 100] = np.nan                       # NaN block, then NaN-free
+    nan[5, 4000:] = np.nan                     # NaN-free, then all NaN
+    nan[6, :] = np.nan
+    nan[7, 3000] = np.inf
+    nan[7, 10] = np.nan
+    zero = np.where(np.isnan(nan), dt(0), nan)
+    got = tl.nansum(t(nan), dim=1).numpy()
+    want = tl.nansum(t(zero), dim=1).numpy()
+    np.testing.assert_array_equal(got, want)
+    for r in range(8):  # whole-tensor runs too
+        assert tl.nansum(t(nan[r])).item() == tl.nansum(t(zero[r])).item()
+    assert got[7] == np.inf
+    cnt = np.sum(~np.isnan(nan), axis=1)
+    ref = np.nansum(nan.astype(np.float64), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want_mean = ref / cnt
+    np.testing.assert_allclose(tl.nanmean(t(nan), dim=1).numpy(), want_mean,
+                               rtol=1e-6, equal_nan=True)

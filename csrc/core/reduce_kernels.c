@@ -3221,7 +3221,18 @@ DISPATCHED(nanlanes_f32,
  * infinity, or a float32 lane that overflowed) is summed again in
  * float64 without its NaNs.  The same operations in the same order on
  * every ISA.  Results go to ho[0] and co[0] (the other lanes 0): m is a
- * multiple of 8, the rest of the row the caller's. */
+ * multiple of 8, the rest of the row the caller's.
+ *
+ * Plain blocks first: the compare and mask per vector made a NaN-free
+ * float32 nansum 1.04-1.24x PyTorch's time (2^22 floats, one thread: 312-
+ * 326 us, our sum 251-254, PyTorch's nansum 288-294).  So a block is
+ * first added without them.  If its float64 sum is finite, no element
+ * was NaN (a NaN makes the sum NaN), every element counts, and the sum
+ * is the masked one bit for bit (the mask keeps a non-NaN x unchanged).
+ * Otherwise the block is added again under the masks, from L1, and the
+ * rest of the run goes masked at once (a run with one NaN block likely
+ * has more; this costs at most one plain block per run on NaN-rich
+ * data).  Which way a block went never changes its sum. */
 static TL_ALWAYS_INLINE void nanblocks_f32_impl(const float *q, int64_t m,
                                                 double *ho, double *lo,
                                                 uint64_t *co, const bool count)
@@ -3237,6 +3248,7 @@ static TL_ALWAYS_INLINE void nanblocks_f32_impl(const float *q, int64_t m,
     double e = 0;
     int64_t cnt = 0;
     int64_t i = 0;
+    bool masked = false; /* plain blocks first (see above) */
     while (i + 64 <= m) {
         const int64_t start = i;
         const int64_t end = m - i >= F32_BLOCK ? i + F32_BLOCK
@@ -3244,6 +3256,34 @@ static TL_ALWAYS_INLINE void nanblocks_f32_impl(const float *q, int64_t m,
         const tl_v8f z = {0, 0, 0, 0, 0, 0, 0, 0};
         tl_v8f a0 = z, a1 = z, a2 = z, a3 = z, a4 = z, a5 = z, a6 = z,
                a7 = z;
+        if (!masked) {
+            for (int64_t j = start; j < end; j += 64) {
+                tl_v8f x0, x1, x2, x3, x4, x5, x6, x7;
+                PREFETCH_AHEAD(q + j);
+                PREFETCH_AHEAD(q + j + 16);
+                PREFETCH_AHEAD(q + j + 32);
+                PREFETCH_AHEAD(q + j + 48);
+                LOAD64(x, q + j);
+                a0 += x0;
+                a1 += x1;
+                a2 += x2;
+                a3 += x3;
+                a4 += x4;
+                a5 += x5;
+                a6 += x6;
+                a7 += x7;
+            }
+            const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
+                          ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
+            if (TL_LIKELY(isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
+                tot += b;
+                cnt += end - start;
+                i = end;
+                continue;
+            }
+            masked = true;
+            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = z;
+        }
         v8i nn = {0, 0, 0, 0, 0, 0, 0, 0};
         for (; i < end; i += 64) {
             tl_v8f x0, x1, x2, x3, x4, x5, x6, x7;
