@@ -1083,3 +1083,32 @@ def test_nansum_plain_blocks_first(dt):
         want_mean = ref / cnt
     np.testing.assert_allclose(tl.nanmean(t(nan), dim=1).numpy(), want_mean,
                                rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("dt", [np.bool_, np.uint8, np.int8, np.int16,
+                                np.int32, np.int64, np.float16, np.float32,
+                                np.float64, np.complex64])
+def test_any_all_blocks_in_one_call(dt):
+    """any/all of contiguous runs test blocks of 4 KiB with an early exit
+    between them inside one call: the deciding element anywhere (first,
+    last of a block, first of the next, the tail), and runs with none."""
+    for n in (1, 31, 4095, 4097, 70001):
+        positions = {0, n - 1, n // 2}
+        for edge in (4096, 8192):
+            for pos in (edge // np.dtype(dt).itemsize - 1,
+                        edge // np.dtype(dt).itemsize):
+                if pos < n:
+                    positions.add(pos)
+        zeros, ones = np.zeros(n, dt), np.ones(n, dt)
+        assert not tl.tensor(zeros).any().item()
+        assert tl.tensor(ones).all().item()
+        for pos in sorted(positions):
+            a, b = zeros.copy(), ones.copy()
+            a[pos], b[pos] = 1, 0
+            assert tl.tensor(a).any().item(), (n, pos)
+            assert not tl.tensor(b).all().item(), (n, pos)
+            if np.dtype(dt).kind == "f":
+                a[pos] = -0.0           # a zero: any stays false
+                assert not tl.tensor(a).any().item(), (n, pos)
+                b[pos] = np.nan         # nonzero: all stays true
+                assert tl.tensor(b).all().item(), (n, pos)

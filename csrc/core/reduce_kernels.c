@@ -2497,8 +2497,9 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
 
 /* any: OP |, identity 0, stop at 1; all: OP &, identity 1, stop at 0.
  * Contiguous runs go in blocks of ANYALL_BLOCK bytes with an early exit
- * between them.  NAME##_blk_##N(q, e, out): *out = the OP of the nonzero
- * tests of q[0..e).  Real dtypes test a vector at a time (x != 0 gives
+ * between them, inside one call: NAME##_blk_##N(q, e, out): *out = the OP
+ * of the nonzero tests of q[0..e) (a call per block was 83 us for any()
+ * of 4M false bools, one thread, against 53 now; NumPy 63).  Real dtypes test a vector at a time (x != 0 gives
  * lanes of 0 or all ones; any: some bit set, all: every bit set), so a
  * block is read at memory speed: any() of 4M false bools, one thread, Zen
  * 4: 268 -> 51 us, all() of 4M true ones 273 -> 50 us (NumPy 62); the
@@ -2512,22 +2513,29 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
     {                                                                       \
         typedef T vt __attribute__((vector_size(VBYTES)));                  \
         typedef IT vi __attribute__((vector_size(VBYTES)));                 \
-        enum { L = VBYTES / sizeof(T) };                                    \
-        /* any: lanes that are nonzero; all: lanes that are zero */         \
-        vi m = {0};                                                         \
+        enum { L = VBYTES / sizeof(T), B_ = ANYALL_BLOCK / sizeof(T) };     \
         int64_t k = 0;                                                      \
-        for (; k + L <= e; k += L) {                                        \
-            vt x;                                                           \
-            memcpy(&x, q + k, VBYTES);                                      \
-            m |= (vi)((ID) ? x == 0 : x != 0);                              \
+        while (k + L <= e) {                                                \
+            const int64_t stop = e - k > B_ ? k + B_ : k + (e - k) / L * L; \
+            /* any: lanes that are nonzero; all: lanes that are zero */     \
+            vi m = {0};                                                     \
+            for (; k < stop; k += L) {                                      \
+                vt x;                                                       \
+                memcpy(&x, q + k, VBYTES);                                  \
+                m |= (vi)((ID) ? x == 0 : x != 0);                          \
+            }                                                               \
+            uint64_t w[VBYTES / 8];                                         \
+            memcpy(w, &m, VBYTES);                                          \
+            uint64_t f = 0;                                                 \
+            for (int l = 0; l < VBYTES / 8; l++) {                          \
+                f |= w[l];                                                  \
+            }                                                               \
+            if (f != 0) { /* decided: a nonzero (any), a zero (all) */      \
+                *out = !(ID);                                               \
+                return;                                                     \
+            }                                                               \
         }                                                                   \
-        uint64_t w[VBYTES / 8];                                             \
-        memcpy(w, &m, VBYTES);                                              \
-        uint64_t f = 0;                                                     \
-        for (int l = 0; l < VBYTES / 8; l++) {                              \
-            f |= w[l];                                                      \
-        }                                                                   \
-        unsigned b = (ID) ? f == 0 : f != 0;                                \
+        unsigned b = ID;                                                    \
         for (; k < e; k++) {                                                \
             b OP## = (unsigned)(q[k] != 0);                                 \
         }                                                                   \
@@ -2538,9 +2546,13 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
 #define DEF_ANYALL_BLK_S(NAME, OP, ID, N, T, NZ)                            \
     static void NAME##_blk_##N(const T *q, int64_t e, unsigned *out)         \
     {                                                                       \
+        enum { B_ = ANYALL_BLOCK / sizeof(T) };                             \
         unsigned b = ID;                                                    \
-        for (int64_t k = 0; k < e; k++) {                                   \
-            b OP## = (unsigned)NZ(q[k]);                                    \
+        for (int64_t i = 0; i < e && b == ID; i += B_) {                    \
+            const int64_t stop = e - i < B_ ? e : i + B_;                   \
+            for (int64_t k = i; k < stop; k++) {                            \
+                b OP## = (unsigned)NZ(q[k]);                                \
+            }                                                               \
         }                                                                   \
         *out = b;                                                           \
     }
@@ -2553,11 +2565,7 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
     {                                                                       \
         unsigned r = ID;                                                    \
         if (s == (int64_t)sizeof(T)) {                                      \
-            enum { B_ = ANYALL_BLOCK / sizeof(T) };                         \
-            const T *q = (const T *)p;                                      \
-            for (int64_t i = 0; i < n && r == ID; i += B_) {                \
-                NAME##_blk_##N(q + i, n - i < B_ ? n - i : B_, &r);         \
-            }                                                               \
+            NAME##_blk_##N((const T *)p, n, &r);                            \
         } else {                                                            \
             for (int64_t i = 0; i < n && r == ID; i++) {                    \
                 r = (unsigned)NZ(*(const T *)(p + i * s));                  \
