@@ -369,6 +369,27 @@ typedef float tl_v8f __attribute__((vector_size(32)));
         memcpy(&v##6, (p) + 48, sizeof v##6);                               \
         memcpy(&v##7, (p) + 56, sizeof v##7);                               \
     } while (0)
+
+/* a0 .. a7 += the 64 floats at q + j, q + j + 64, ... below q + end (j
+ * ends at end): the adds of a float32 lane block (Note [Float32 lane
+ * blocks]). */
+#define ADD64_RUN(a, q, j, end)                                             \
+    for (; (j) < (end); (j) += 64) {                                        \
+        tl_v8f x0, x1, x2, x3, x4, x5, x6, x7;                              \
+        PREFETCH_AHEAD((q) + (j));                                          \
+        PREFETCH_AHEAD((q) + (j) + 16);                                     \
+        PREFETCH_AHEAD((q) + (j) + 32);                                     \
+        PREFETCH_AHEAD((q) + (j) + 48);                                     \
+        LOAD64(x, (q) + (j));                                               \
+        a##0 += x0;                                                         \
+        a##1 += x1;                                                         \
+        a##2 += x2;                                                         \
+        a##3 += x3;                                                         \
+        a##4 += x4;                                                         \
+        a##5 += x5;                                                         \
+        a##6 += x6;                                                         \
+        a##7 += x7;                                                         \
+    }
 #endif
 
 /* Note [Float32 lane blocks]
@@ -407,22 +428,8 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
                                                : i + (m - i) / 64 * 64;
         tl_v8f a0, a1, a2, a3, a4, a5, a6, a7;
         LOAD64(a, q + i);
-        for (i += 64; i < end; i += 64) {
-            tl_v8f x0, x1, x2, x3, x4, x5, x6, x7;
-            PREFETCH_AHEAD(q + i);
-            PREFETCH_AHEAD(q + i + 16);
-            PREFETCH_AHEAD(q + i + 32);
-            PREFETCH_AHEAD(q + i + 48);
-            LOAD64(x, q + i);
-            a0 += x0;
-            a1 += x1;
-            a2 += x2;
-            a3 += x3;
-            a4 += x4;
-            a5 += x5;
-            a6 += x6;
-            a7 += x7;
-        }
+        i += 64;
+        ADD64_RUN(a, q, i, end);
         const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
                       ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
         if (TL_UNLIKELY(!isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
@@ -524,6 +531,13 @@ typedef double tl_v4d __attribute__((vector_size(32)));
                ((d4_ * d4_ + d5_ * d5_) + (d6_ * d6_ + d7_ * d7_));         \
     } while (0)
 
+/* The 8 doubles of the two 4-lane vectors v0, v1 to p. */
+#define STORE_2V4D(p, v0, v1)                                               \
+    do {                                                                    \
+        memcpy((p), &(v0), sizeof(v0));                                     \
+        memcpy((p) + 4, &(v1), sizeof(v1));                                 \
+    } while (0)
+
 /* (h, l) += x in 4 lanes: dd_acc's two-sum. */
 #define TWO_SUM_4D(h, l, x)                                                 \
     do {                                                                    \
@@ -565,10 +579,8 @@ static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
         TWO_SUM_4D(h0, l0, x0);
         TWO_SUM_4D(h1, l1, x1);
     }
-    memcpy(h, &h0, sizeof h0);
-    memcpy(h + 4, &h1, sizeof h1);
-    memcpy(l, &l0, sizeof l0);
-    memcpy(l + 4, &l1, sizeof l1);
+    STORE_2V4D(h, h0, h1);
+    STORE_2V4D(l, l0, l1);
 #else
     for (; i + F64_BLOCK <= m; i += F64_BLOCK) {
         for (int k = 0; k < 8; k++) {
@@ -2771,7 +2783,7 @@ DEF_VAR_REAL(f64, double, LDID)
  * (relative error about n * 2^-53 against the result's 2^-24), so 16 plain
  * float64 lanes (four 4-wide vectors) run at memory speed. */
 static TL_ALWAYS_INLINE void var_lanes_f32_body(const float *q, int64_t n,
-                                                double m, double out[2])
+                                                double m, double out[3])
 {
     typedef float v4f __attribute__((vector_size(16)));
     typedef double v4d __attribute__((vector_size(32)));
@@ -2808,27 +2820,33 @@ static TL_ALWAYS_INLINE void var_lanes_f32_body(const float *q, int64_t n,
         ss += d * d;
     }
     out[0] = ss;
-    out[1] = c;
+    out[1] = 0; /* no compensation term */
+    out[2] = c;
 }
 
 DISPATCHED(var_lanes_f32, (const float *q, int64_t n, double m,
-                           double out[2]),
+                           double out[3]),
            (q, n, m, out))
 
-static void var_frow_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
-                         const tl_racc *aux, tl_racc *res)
-{
-    if (s != (int64_t)sizeof(float)) {
-        var_row_f32(p, n, s, idx0, aux, res);
-        return;
+/* A row of var's second pass: contiguous ones through var_lanes_N, whose
+ * out[] is the (hi, lo) sum of squared deviations and the sum of the
+ * deviations; strided ones through var_row_N. */
+#define DEF_VAR_FROW(N, T)                                                  \
+    static void var_frow_##N(const char *p, int64_t n, int64_t s,            \
+                             int64_t idx0, const tl_racc *aux, tl_racc *res) \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            var_row_##N(p, n, s, idx0, aux, res);                           \
+            return;                                                         \
+        }                                                                   \
+        double o[3];                                                        \
+        var_lanes_##N((const T *)p, n, aux->v.d[0], o);                     \
+        res->v.d[0] = o[0];                                                 \
+        res->v.d[3] = o[1];                                                 \
+        res->v.d[1] = o[2];                                                 \
+        res->v.d[2] = 0;                                                    \
     }
-    double o[2];
-    var_lanes_f32((const float *)p, n, aux->v.d[0], o);
-    res->v.d[0] = o[0];
-    res->v.d[3] = 0;
-    res->v.d[1] = o[1];
-    res->v.d[2] = 0;
-}
+DEF_VAR_FROW(f32, float)
 #define var_frow_f16 var_row_f16
 #define var_frow_bf16 var_row_bf16
 
@@ -2859,12 +2877,9 @@ static TL_ALWAYS_INLINE void var_lanes_f64_body(const double *q, int64_t n,
         TWO_SUM_4D(h0, l0, sq0);
         TWO_SUM_4D(h1, l1, sq1);
     }
-    memcpy(ss, &h0, sizeof h0);
-    memcpy(ss + 4, &h1, sizeof h1);
-    memcpy(sl, &l0, sizeof l0);
-    memcpy(sl + 4, &l1, sizeof l1);
-    memcpy(c, &c0, sizeof c0);
-    memcpy(c + 4, &c1, sizeof c1);
+    STORE_2V4D(ss, h0, h1);
+    STORE_2V4D(sl, l0, l1);
+    STORE_2V4D(c, c0, c1);
 #endif
     for (; i < n; i++) { /* i % 8 is the lane: blocks end at multiples of 8 */
         const double d = q[i] - m;
@@ -2881,21 +2896,7 @@ static TL_ALWAYS_INLINE void var_lanes_f64_body(const double *q, int64_t n,
 DISPATCHED(var_lanes_f64, (const double *q, int64_t n, double m,
                            double out[3]),
            (q, n, m, out))
-
-static void var_frow_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
-                         const tl_racc *aux, tl_racc *res)
-{
-    if (s != (int64_t)sizeof(double)) {
-        var_row_f64(p, n, s, idx0, aux, res);
-        return;
-    }
-    double o[3];
-    var_lanes_f64((const double *)p, n, aux->v.d[0], o);
-    res->v.d[0] = o[0];
-    res->v.d[3] = o[1];
-    res->v.d[1] = o[2];
-    res->v.d[2] = 0;
-}
+DEF_VAR_FROW(f64, double)
 #define var_frow_c64 var_row_c64
 #define var_frow_c128 var_row_c128
 
@@ -3195,10 +3196,8 @@ static TL_ALWAYS_INLINE void nanlanes_f64_impl(const double *q, int64_t m,
         c0 -= k0;
         c1 -= k1;
     }
-    memcpy(ho, &h0, sizeof h0);
-    memcpy(ho + 4, &h1, sizeof h1);
-    memcpy(lo, &l0, sizeof l0);
-    memcpy(lo + 4, &l1, sizeof l1);
+    STORE_2V4D(ho, h0, h1);
+    STORE_2V4D(lo, l0, l1);
     if (count) {
         memcpy(co, &c0, sizeof c0);
         memcpy(co + 4, &c1, sizeof c1);
@@ -3275,22 +3274,8 @@ static TL_ALWAYS_INLINE void nanblocks_f32_impl(const float *q, int64_t m,
         tl_v8f a0 = z, a1 = z, a2 = z, a3 = z, a4 = z, a5 = z, a6 = z,
                a7 = z;
         if (!masked) {
-            for (int64_t j = start; j < end; j += 64) {
-                tl_v8f x0, x1, x2, x3, x4, x5, x6, x7;
-                PREFETCH_AHEAD(q + j);
-                PREFETCH_AHEAD(q + j + 16);
-                PREFETCH_AHEAD(q + j + 32);
-                PREFETCH_AHEAD(q + j + 48);
-                LOAD64(x, q + j);
-                a0 += x0;
-                a1 += x1;
-                a2 += x2;
-                a3 += x3;
-                a4 += x4;
-                a5 += x5;
-                a6 += x6;
-                a7 += x7;
-            }
+            int64_t j = start;
+            ADD64_RUN(a, q, j, end);
             const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
                           ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
             if (TL_LIKELY(isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
