@@ -862,6 +862,16 @@ for name in names:
             h.update(op.encode() + name.encode())
             h.update(r.to(tl.complex128 if dt.is_complex else
                           tl.float64).numpy().tobytes())
+# float32 over far rows with block sums that overflow, inf and NaN among
+# finite columns of the same 16 (Note [Float32 cols blocks in AVX-512])
+a = rng.standard_normal((67, 700)).astype(np.float32)
+big = np.float32(3e38)
+a[8:11, 21] = (big, big, -big)
+a[16, 40], a[40, 40] = np.inf, -np.inf
+a[3, 47] = np.nan
+a[20:22, 50] = (big, big)
+for x in (a, a[::-1], a[:, 3:], a[5:60, 1:]):
+    h.update(tl.from_numpy(x).sum(dim=0).numpy().tobytes())
 print(h.hexdigest())
 """
 
