@@ -177,6 +177,37 @@ def test_cols_outer_dim(dt, rows):
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16,
+                                np.int8, np.int32, np.uint64])
+@pytest.mark.parametrize("rows", [1, 2, 9, 32769])
+def test_arg_cols_steps(dt, rows):
+    """argmax/argmin and max/min with indices over an outer or middle dim
+    of contiguous columns take one branch-free step a row (Note [Arg cols
+    steps]): few distinct values so ties abound (the first row wins), NaNs
+    in some columns (the first NaN wins), and rows past the reduction
+    chunk (32768), where calls' row counters restart."""
+    rng = np.random.default_rng(rows)
+    cols = 19 if rows > 1000 else 131
+    a = rng.integers(0, 4, (rows, cols)).astype(dt)
+    if np.issubdtype(dt, np.floating):
+        a[rows // 2, 3] = np.nan
+        a[rows - 1, 3] = np.nan
+        a[rows - 1, cols - 1] = np.nan
+    b = np.ascontiguousarray(a.reshape(1, rows, cols).repeat(2, axis=0))
+    for arr, d in ((a, 0), (b, 1)):
+        x = t(arr)
+        np.testing.assert_array_equal(x.argmax(dim=d).numpy(),
+                                      arr.argmax(axis=d))
+        np.testing.assert_array_equal(x.argmin(dim=d).numpy(),
+                                      arr.argmin(axis=d))
+        v, i = x.max(dim=d)
+        np.testing.assert_array_equal(i.numpy(), arr.argmax(axis=d))
+        np.testing.assert_array_equal(v.numpy(), arr.max(axis=d))
+        v, i = x.min(dim=d)
+        np.testing.assert_array_equal(i.numpy(), arr.argmin(axis=d))
+        np.testing.assert_array_equal(v.numpy(), arr.min(axis=d))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16,
                                 np.int32, np.int64, np.uint8])
 @pytest.mark.parametrize("rows", [1, 7, 8, 9, 16, 63, 64, 65, 200])
 def test_cols_sum_prod_blocks_of_8(dt, rows):

@@ -1713,7 +1713,37 @@ DEF_MINMAX_BOTH(f64, double, double, LDID, ISNAN_F, PUT_F, GET_F)
 #define BETTER_MAX_I(x, b) ((x) > (b))
 #define BETTER_MIN_I(x, b) ((x) < (b))
 
+/* Note [Arg cols steps]
+ * argmax/argmin (and max/min with indices) over contiguous columns take
+ * each row as one branch-free step over the tile: where x is better than
+ * the column's best (the same BETTER rule: strictly, a NaN once and then
+ * kept) the best takes x and the column's row counter takes the row, as
+ * selects that vectorise (AVX2 clone and baseline).  The row counter is
+ * the row's offset in the call, a uint32 (a call's rows are at most
+ * TL_REDUCE_RCHUNK).  Over the middle dim of (128, 256, 128), one
+ * thread, int32 argmax took 3.9-4.9 ms with the branch per element these
+ * steps replace and takes 1.28-1.41 ms (float32 5.3-8.7 -> 1.7-2.3 ms).
+ * Same rule, same rows in the same order: the same result. */
+_Static_assert(TL_REDUCE_RCHUNK <= UINT32_MAX,
+               "arg cols row counters are uint32 (Note [Arg cols steps])");
+
 #define DEF_ARG(NAME, BETTER, N, T, V, LD, PUT, GET)                        \
+    static TL_ALWAYS_INLINE void NAME##_cstep_##N##_body(                    \
+        V *restrict best, uint32_t *restrict bk, const T *restrict q,        \
+        int64_t n, uint32_t rr)                                              \
+    {                                                                       \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            const V x = LD(q[j]);                                           \
+            const V b = best[j];                                            \
+            const bool c = BETTER(x, b);                                    \
+            best[j] = c ? x : b;                                            \
+            bk[j] = c ? rr : bk[j];                                         \
+        }                                                                   \
+    }                                                                       \
+    DISPATCHED(NAME##_cstep_##N,                                            \
+               (V *restrict best, uint32_t *restrict bk,                    \
+                const T *restrict q, int64_t n, uint32_t rr),               \
+               (best, bk, q, n, rr))                                        \
     static void NAME##_row_##N(const char *p, int64_t n, int64_t s,          \
                                int64_t idx0, const tl_racc *aux,             \
                                tl_racc *res)                                 \
@@ -1749,6 +1779,25 @@ DEF_MINMAX_BOTH(f64, double, double, LDID, ISNAN_F, PUT_F, GET_F)
         int64_t bi[TILE];                                                   \
         int64_t idx[TL_MAX_DIMS];                                           \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
+        if (cs == (int64_t)sizeof(T)) {                                     \
+            /* Note [Arg cols steps] */                                     \
+            uint32_t bk[TILE];                                              \
+            const T *q0 = (const T *)(base + off);                          \
+            for (int64_t j = 0; j < n; j++) {                               \
+                best[j] = LD(q0[j]);                                        \
+                bk[j] = 0;                                                  \
+            }                                                               \
+            for (int64_t r = rb + 1; r < re; r++) {                         \
+                off = tl_rspace_next(rs, idx, off);                         \
+                NAME##_cstep_##N(best, bk, (const T *)(base + off), n,      \
+                                 (uint32_t)(r - rb));                       \
+            }                                                               \
+            for (int64_t j = 0; j < n; j++) {                               \
+                PUT(&res[j], best[j]);                                      \
+                res[j].idx = rb + (int64_t)bk[j];                           \
+            }                                                               \
+            return;                                                         \
+        }                                                                   \
         for (int64_t j = 0; j < n; j++) {                                   \
             best[j] = LD(*(const T *)(base + off + j * cs));                \
             bi[j] = rb;                                                     \
