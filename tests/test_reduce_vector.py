@@ -1132,10 +1132,12 @@ def test_nansum_plain_blocks_first(dt):
 def test_any_all_blocks_in_one_call(dt):
     """any/all of contiguous runs test blocks of 4 KiB with an early exit
     between them inside one call: the deciding element anywhere (first,
-    last of a block, first of the next, the tail), and runs with none."""
-    for n in (1, 31, 4095, 4097, 70001):
+    last of a block, first of the next, the tail), and runs with none.
+    Runs of 8 vectors or more test their first vector alone (Note [Any/all
+    first vector]), so blocks then end 32 bytes past each 4 KiB."""
+    for n in (1, 31, 255, 256, 257, 4095, 4097, 70001):
         positions = {0, n - 1, n // 2}
-        for edge in (4096, 8192):
+        for edge in (32, 4096, 4128, 8192, 8224):
             for pos in (edge // np.dtype(dt).itemsize - 1,
                         edge // np.dtype(dt).itemsize):
                 if pos < n:
