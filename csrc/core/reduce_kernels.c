@@ -1039,7 +1039,9 @@ static void sum_cols_f32_tree(const char *base, int64_t n,
  * the tensor's layout only, never on the thread count or the ISA. A column's
  * order in a strip is fixed (its rows in order, from 0.0 or 1.0) whatever
  * the strip width, so the AVX-512, AVX2 and baseline strips give
- * bit-identical results. A float64 sum of float32 values loses nothing a
+ * bit-identical results (and so do the whole-row folds that replace
+ * float64 strips without AVX-512: Note [Row folds over close rows]).
+ * A float64 sum of float32 values loses nothing a
  * float32 result can see over a call's rows (at most TL_REDUCE_RCHUNK;
  * chunks then combine pairwise): the error is below 2^-38 of the sum of
  * magnitudes. */
