@@ -1119,36 +1119,23 @@ typedef float fs_v4f __attribute__((vector_size(16)));
     {                                                                       \
         int64_t j = 0;                                                      \
         FS_RUN512(NAME, acc, base, rs, rb, re, j, n);                       \
-        if (sizeof(T) == sizeof(double) && n > 32 && FS_FOLD_ROWS()) {     \
-            /* Note [Row folds over close rows] */                          \
-            int64_t idx[TL_MAX_DIMS];                                       \
-            int64_t off = tl_rspace_seek(rs, rb, idx);                      \
-            for (int64_t k = 0; k < n; k++) {                               \
-                acc[k] = (INIT);                                            \
+        /* Note [Row folds over close rows]: float64 rows wider than a  */ \
+        /* strip fold whole without AVX-512 (the tail below, from 0).    */ \
+        if (!(sizeof(T) == sizeof(double) && n > 32 && FS_FOLD_ROWS())) {  \
+            for (; n - j >= 32; j += 32) {                                  \
+                NAME##32(acc + j, base, j, rs, rb, re);                     \
             }                                                               \
-            for (int64_t r = rb; r < re; r++) {                             \
-                NAME##_fold(acc, (const T *)(base + off), n);               \
-                off = tl_rspace_next(rs, idx, off);                         \
-            }                                                               \
-            return;                                                         \
-        }                                                                   \
-        for (; n - j >= 32; j += 32) {                                      \
-            NAME##32(acc + j, base, j, rs, rb, re);                         \
         }                                                                   \
         if (j < n) {                                                        \
-            /* the last n - j < 32 columns: one pass, same order */        \
-            const int64_t m = n - j;                                        \
+            /* the columns [j, n) in one pass, rows in order */            \
             double *a = acc + j;                                            \
             int64_t idx[TL_MAX_DIMS];                                       \
             int64_t off = tl_rspace_seek(rs, rb, idx);                      \
-            for (int64_t k = 0; k < m; k++) {                               \
+            for (int64_t k = 0; k < n - j; k++) {                           \
                 a[k] = (INIT);                                              \
             }                                                               \
             for (int64_t r = rb; r < re; r++) {                             \
-                const T *q = (const T *)(base + off) + j;                   \
-                for (int64_t k = 0; k < m; k++) {                           \
-                    a[k] = a[k] OP (double)q[k];                            \
-                }                                                           \
+                NAME##_fold(a, (const T *)(base + off) + j, n - j);         \
                 off = tl_rspace_next(rs, idx, off);                         \
             }                                                               \
         }                                                                   \
