@@ -56,10 +56,36 @@ def pytest_configure(config):
                 "expected tensorlib from " + where + ", imported " + f)
 
 
+def _shard():
+    """TENSORLIB_SHARD="i/n" (tools/pytest_shards.sh): this process runs
+    the collected tests whose index is i modulo n, so that n processes
+    split one run between them with no test run twice or left out."""
+    spec = os.environ.get("TENSORLIB_SHARD")
+    if not spec:
+        return None
+    try:
+        i, n = (int(x) for x in spec.split("/"))
+    except ValueError:
+        i, n = -1, 0
+    if not 0 <= i < n:
+        raise pytest.UsageError(
+            f"TENSORLIB_SHARD={spec!r}: expected i/n with 0 <= i < n")
+    return i, n
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "torch" in item.fixturenames:
             item.add_marker(pytest.mark.torch)
+    shard = _shard()
+    if shard is not None:
+        # Interleaved, not in blocks: every file's tests (and a slow
+        # file's parameters) spread over all the shards, which keeps them
+        # even without a table of durations.
+        i, n = shard
+        config.hook.pytest_deselected(
+            items=[t for k, t in enumerate(items) if k % n != i])
+        items[:] = [t for k, t in enumerate(items) if k % n == i]
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,9 @@
 #   tools/coverage.sh [PYTEST_ARGS...]   e.g. tools/coverage.sh -m "not slow"
 # Environment: PYTHON (default python), JOBS (default 2), COV_TESTS (the
 # pytest paths, default all of tests/; for a quick partial measurement),
-# COV_MIN_LINES / COV_MIN_BRANCHES (percentages: fail below them).
+# COV_MIN_LINES / COV_MIN_BRANCHES (percentages: fail below them),
+# SHARDS (default 1: the pytest runs as that many processes at once,
+# tools/pytest_shards.sh; gcov merges their counters under a file lock).
 # Reports: build-cov/coverage-lines.txt, build-cov/coverage-branches.txt,
 # build-cov/coverage-summary.json; the totals are printed.
 set -uo pipefail
@@ -15,6 +17,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${PYTHON:-python}
 JOBS=${JOBS:-2}
+SHARDS=${SHARDS:-1}
 GCOVR=${GCOVR:-$(dirname "$PY")/gcovr}
 command -v "$GCOVR" >/dev/null 2>&1 || GCOVR=gcovr
 rm -rf build-cov build-cov-cuda
@@ -44,12 +47,14 @@ rc=0
 #    (the editable install's in-place build would count nothing).
 (cd /tmp && PYTHONPATH="$ROOT/build-cov/pylib" TENSORLIB_REQUIRE_TORCH=1 \
     TENSORLIB_EXPECT_ROOT="$ROOT/build-cov/pylib" \
+    "$ROOT/tools/pytest_shards.sh" "$SHARDS" \
     "$PY" -m pytest -q -p no:cacheprovider "$@" \
     --ignore="$ROOT/tests/test_c_core.py" "${COV_ABS[@]}") || rc=1
 # 5. the GPU tests over the emulated CUDA runtime, and its injected faults.
 (cd /tmp && PYTHONPATH="$ROOT/build-cov-cuda/pylib" \
     TENSORLIB_EXPECT_ROOT="$ROOT/build-cov-cuda/pylib" \
-    TENSORLIB_EXPECT_CUDA=emulate "$PY" -m pytest -q -p no:cacheprovider \
+    TENSORLIB_EXPECT_CUDA=emulate "$ROOT/tools/pytest_shards.sh" "$SHARDS" \
+    "$PY" -m pytest -q -p no:cacheprovider \
     "$ROOT/tests/test_cuda.py" "$ROOT/tests/test_cuda_faults.py") || rc=1
 # 6. the report.  Threads make gcov's counters racy: negative counts are
 #    read as zero, with one warning per file.  The three builds compile
