@@ -66,8 +66,13 @@ $(BUILD)/tests/%: tests/c/%.c tests/c/harness.h $(BUILD)/libtensorlib.so
 	    $(OPT) $(SANFLAGS) $< -o $@ -L$(BUILD) -ltensorlib \
 	    -Wl,-rpath,$(abspath $(BUILD)) $(BLAS_LDLIBS) $(LDLIBS)
 
-ctest: $(TEST_BIN)
-	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+# One run target per test, so that `make -jN ctest` runs N tests at once
+# (add --output-sync=target to keep each test's output in one piece).
+TEST_RUNS := $(TEST_BIN:=.run)
+.PHONY: $(TEST_RUNS)
+ctest: $(TEST_RUNS)
+$(TEST_RUNS): %.run: %
+	@echo "== $<"; $<
 
 clean:
 	rm -rf build build-san build-tsan build-cov

@@ -15,8 +15,11 @@ def test_c_unit_tests():
     if shutil.which("make") is None or shutil.which("gcc") is None:
         pytest.skip("make and gcc are needed for the C tests")
     # PYTHON: the interpreter whose scipy_openblas64 the Makefile links.
-    proc = subprocess.run(["make", "-s", "ctest",
-                           "PYTHON=" + sys.executable], cwd=ROOT,
+    # One job per core: the build and the tests (each test's output kept
+    # whole).
+    jobs = "-j%d" % (os.cpu_count() or 1)
+    proc = subprocess.run(["make", "-s", jobs, "--output-sync=target",
+                           "ctest", "PYTHON=" + sys.executable], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-8000:]

@@ -30,7 +30,7 @@ done
 [ ${#COV_ABS[@]} -gt 0 ] || COV_ABS=("$ROOT/tests")
 set -e
 # 1. the C core and its tests (their counters land in build-cov/csrc).
-make -s COV=1 -j"$JOBS" PYTHON="$PY" ctest
+make -s COV=1 -j"$JOBS" --output-sync=target PYTHON="$PY" ctest
 # 2. the extension, beside a copy of the package.
 TENSORLIB_COVERAGE=1 "$PY" setup.py -q build_ext --build-lib build-cov/pylib \
     --build-temp build-cov/ext -j "$JOBS"
