@@ -680,6 +680,7 @@ typedef struct rrun {
     tl_racc *raw;          /* instead of outputs: records by output index */
     const tl_racc *aux;    /* per output (var's means), or NULL */
     int64_t rchunk, nrc, oblock, nob;
+    int64_t footprint;     /* input bytes read (tl_reduce_kernel_footprint) */
     tl_racc *partial;      /* nrc * nout records when nrc > 1 */
     int absorbed;          /* Note [Absorbing chunks]; atomic access */
     bool first_done;       /* partial[0] computed before the tasks ran */
@@ -856,6 +857,7 @@ static void run_task(void *vctx, int64_t c)
     if (c == 0 && R->first_done) {
         return;
     }
+    tl_reduce_kernel_footprint(R->footprint);
     tl_racc buf[TILE];
     const bool absorbs = R->k->absorbs && L->nout == 1 && R->nrc > 1;
     if (absorbs && __atomic_load_n(&R->absorbed, __ATOMIC_RELAXED)) {
@@ -949,11 +951,13 @@ static int64_t outer_block(int64_t nout, int64_t nrc)
 }
 
 /* Runs R over its layout (M >= 1, nout >= 1).  pins: tensors whose memory
- * is read or written (kept alive while the GIL is released).
+ * is read or written (kept alive while the GIL is released), the input
+ * first.
  * Returns 0 or an error (nothing written then). */
 static int run(rrun *R, tl_tensor_impl *const *pins, int npins)
 {
     const rlayout *L = R->L;
+    R->footprint = L->M * L->nout * tl_itemsize(pins[0]->dtype);
     R->nrc = L->M > RCHUNK ? (L->M + RCHUNK - 1) / RCHUNK : 1;
     R->rchunk = R->nrc > 1 ? RCHUNK : L->M;
     int64_t ob = TASK_WORK / R->rchunk;

@@ -318,24 +318,49 @@ static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
  * -> 2.55 ms, sum 1.92 -> 2.57, argmax 2.35 -> 3.2 of float32, amax 4.27
  * -> 5.15 and sum 4.96 -> 5.66 of float64; 5-10% at 2^22 (in L3).  So it
  * runs except on AMD CPUs with AVX-512 (Zen 4 on; gcc 12 names it znver3,
- * so the ISA tells them apart): lane_prefetch is set once, when the
- * library loads (before any thread can read it).  It changes no
+ * so the ISA tells them apart).  On a Zen 3 EPYC VM again (29 Nov
+ * 2026, family 25 model 1, 32 MB L3; one thread, alternating runs, tl /
+ * the faster peer) it helped only in cache: without it, the float64
+ * sum, prod and amax of 2^22 (32 MiB, whole and innermost) took
+ * 0.91-1.23, 0.91-1.03 and 0.91-1.04, with it 1.03-1.21, 1.07-1.24 and
+ * 0.99-1.16; the float32 sum of 2^24 0.96-1.11 without, 1.28-1.39 with;
+ * but the float32 amax and argmax of 2^22 (16 MiB, in L3) 0.85-1.14 and
+ * 0.98-1.07 without, 0.72-1.05 and 0.70-1.06 with.  So on AMD CPUs
+ * without AVX-512 it runs only for a reduction that reads at most
+ * LANE_NEAR_BYTES, which the driver passes (tl_reduce_kernel_footprint)
+ * before each task; elsewhere it runs whatever the size, as before.  The policies are set once, when the
+ * library loads (before any thread can read them).  It changes no
  * arithmetic, so results stay bit-identical; addresses past the end are
  * only prefetched (never loaded), which cannot fault, and are formed as
  * integers so that no out-of-bounds pointer is computed. */
 #define LANE_PREFETCH_BYTES 4096
+#define LANE_NEAR_BYTES ((int64_t)16 << 20)
 #if defined(__GNUC__)
-static int lane_prefetch;
+/* Whether the lane kernels prefetch for a reduction that reads at most
+ * LANE_NEAR_BYTES (near) or more (far); set once, when the library loads
+ * (before any thread can read them). */
+static int lane_prefetch_near, lane_prefetch_far;
+/* What this thread's current reduction does (tl_reduce_kernel_footprint).
+ * (Not initial-exec TLS: a module loaded after others may find no static
+ * TLS block left.) */
+static _Thread_local int lane_prefetch;
 
 __attribute__((constructor)) static void lane_prefetch_init(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    lane_prefetch = !(__builtin_cpu_is("amd") &&
-                      __builtin_cpu_supports("avx512f"));
+    const int amd = __builtin_cpu_is("amd");
+    lane_prefetch_near = !(amd && __builtin_cpu_supports("avx512f"));
+    lane_prefetch_far = lane_prefetch_near && !amd;
 #else
-    lane_prefetch = 1;
+    lane_prefetch_near = lane_prefetch_far = 1;
 #endif
+}
+
+void tl_reduce_kernel_footprint(int64_t bytes)
+{
+    lane_prefetch =
+        bytes <= LANE_NEAR_BYTES ? lane_prefetch_near : lane_prefetch_far;
 }
 
 #define PREFETCH_AHEAD(p)                                                   \
@@ -347,6 +372,7 @@ __attribute__((constructor)) static void lane_prefetch_init(void)
     } while (0)
 #else
 #define PREFETCH_AHEAD(p) ((void)0)
+void tl_reduce_kernel_footprint(int64_t bytes) { (void)bytes; }
 #endif
 
 /* Sums m floats at q; even-indexed elements go to out[0], odd ones to
