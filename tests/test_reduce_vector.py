@@ -953,7 +953,9 @@ def test_close_rows_fold_in_row_order(shape):
     its rows in order in float64 (the strips and the whole-row folds
     alike), so it equals NumPy's row-by-row float64 reduction of the
     middle axis bit for bit, on views too; rows further apart (the 8-row
-    blocks) are skipped."""
+    blocks) are skipped.  Without AVX-512 the float32 (128, 256, 128)
+    (16 MiB, above FOLD_FAR_BYTES) takes the folds, the smaller ones the
+    strips."""
     rng = np.random.default_rng(sum(shape))
     a = rng.standard_normal(shape).astype(np.float32)
     checked = 0

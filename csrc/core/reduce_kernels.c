@@ -344,6 +344,9 @@ static int lane_prefetch_near, lane_prefetch_far;
  * (Not initial-exec TLS: a module loaded after others may find no static
  * TLS block left.) */
 static _Thread_local int lane_prefetch;
+/* The input bytes of this thread's current reduction (Note [Row folds
+ * over close rows]). */
+static _Thread_local int64_t reduce_footprint;
 
 __attribute__((constructor)) static void lane_prefetch_init(void)
 {
@@ -359,6 +362,7 @@ __attribute__((constructor)) static void lane_prefetch_init(void)
 
 void tl_reduce_kernel_footprint(int64_t bytes)
 {
+    reduce_footprint = bytes;
     lane_prefetch =
         bytes <= LANE_NEAR_BYTES ? lane_prefetch_near : lane_prefetch_far;
 }
@@ -372,7 +376,8 @@ void tl_reduce_kernel_footprint(int64_t bytes)
     } while (0)
 #else
 #define PREFETCH_AHEAD(p) ((void)0)
-void tl_reduce_kernel_footprint(int64_t bytes) { (void)bytes; }
+static int64_t reduce_footprint;
+void tl_reduce_kernel_footprint(int64_t bytes) { reduce_footprint = bytes; }
 #endif
 
 /* Sums m floats at q; even-indexed elements go to out[0], odd ones to
@@ -1127,6 +1132,9 @@ typedef float fs_v4f __attribute__((vector_size(16)));
  * integer: past the last row it is a line that is not needed, and a
  * prefetch never faults. */
 #define FOLD_AHEAD_ROWS 4
+/* float32 reductions that read more than this fold their rows (Note [Row
+ * folds over close rows]); smaller ones keep the strips. */
+#define FOLD_FAR_BYTES ((int64_t)8 << 20)
 static inline void prefetch_row_ahead(const char *row, int64_t step,
                                       int64_t w)
 {
@@ -1163,7 +1171,9 @@ static inline void prefetch_row_ahead(const char *row, int64_t step,
         FS_RUN512(NAME, acc, base, rs, rb, re, j, n);                       \
         /* Note [Row folds over close rows]: rows wider than a strip    */ \
         /* fold whole without AVX-512 (the tail below, from 0).          */ \
-        if (!(n > 32 && FS_FOLD_ROWS())) {                                  \
+        if (!(n > 32 && FS_FOLD_ROWS() &&                                   \
+              (sizeof(T) == sizeof(double) ||                               \
+               reduce_footprint > FOLD_FAR_BYTES))) {                       \
             for (; n - j >= 32; j += 32) {                                  \
                 NAME##32(acc + j, base, j, rs, rb, re);                     \
             }                                                               \
@@ -2573,9 +2583,10 @@ DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f64, double, int64_t, PUT_F, 1)
  * register strips]) fold float64 rows the same way, in float64 from 0.0
  * or 1.0 in row order as the strips do: the same dim, sum 4.0-4.5 ->
  * 2.3-3.2 ms (NumPy 2.6-3.7), prod 3.5-3.6 -> 2.7-3.0 (NumPy 2.6-3.5).
- * float32 sums and products fold the same way, and each fold prefetches
- * (to L1) the row FOLD_AHEAD_ROWS steps ahead: a stream of short rows
- * ends before the hardware prefetchers lock on.  Zen 3, one thread,
+ * float32 sums and products of more than FOLD_FAR_BYTES (read from
+ * memory, not cache) fold the same way, and each fold prefetches (to L1)
+ * the row FOLD_AHEAD_ROWS steps ahead: a stream of short rows ends
+ * before the hardware prefetchers lock on.  Zen 3, one thread,
  * alternating builds, best of 60 calls, float32 from memory (tl/faster
  * peer, three rounds): dim 1 of (128, 256, 128) sum 1.23-1.27 ->
  * 0.61-0.86, prod 1.03-1.22 -> 0.78-1.02; of (128, 256, 256) sum
@@ -2584,8 +2595,11 @@ DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f64, double, int64_t, PUT_F, 1)
  * fetching 8 rows ahead measured the same as 4; blocks of 2, 4 or 8 rows
  * a fold (fewer accumulator loads and stores) were slower from memory.
  * In cache PyTorch's float32 strips stay ahead (no conversion to
- * float64): (16, 256, 128) 1.2-1.4 of it with the strips, 1.5-2.1 with
- * the folds; (256, 64, 128) 1.6-1.9, 1.7-2.6. */
+ * float64), and ours beat the folds: (16, 256, 128) 1.2-1.4 of it with
+ * the strips, 1.4-2.1 with the folds; (256, 64, 128) (8 MiB) 1.5-1.9,
+ * 1.6-2.6.  So smaller float32 reductions keep the strips (the
+ * driver passes the footprint: tl_reduce_kernel_footprint); the choice
+ * never changes a bit. */
 /* NAME##_vstrips_##N: the strips path of NAME##_fcols_##N; returns 0
  * (nothing done) unless the columns are contiguous and the rows close. */
 #define DEF_VSTRIPS(NAME, CMP, N, T, IT)                                    \
