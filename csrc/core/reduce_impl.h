@@ -159,8 +159,9 @@ typedef struct tl_rkernel {
 const tl_rkernel *tl_reduce_kernel_get(int fam, int dt);
 
 /* Tells the kernels that this thread's reduction reads `bytes` of input
- * in all, before it calls them (Note [Prefetch in the lane kernels]):
- * only how they prefetch depends on it, never a value. */
+ * in all, before it calls them: only how they read depends on it (Note
+ * [Prefetch in the lane kernels], Note [Row folds over close rows]),
+ * never a value. */
 void tl_reduce_kernel_footprint(int64_t bytes);
 
 #endif /* TENSORLIB_CSRC_CORE_REDUCE_IMPL_H */

@@ -328,8 +328,9 @@ static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
  * 0.98-1.07 without, 0.72-1.05 and 0.70-1.06 with.  So on AMD CPUs
  * without AVX-512 it runs only for a reduction that reads at most
  * LANE_NEAR_BYTES, which the driver passes (tl_reduce_kernel_footprint)
- * before each task; elsewhere it runs whatever the size, as before.  The policies are set once, when the
- * library loads (before any thread can read them).  It changes no
+ * before each task; elsewhere it runs whatever the size, as before.  The
+ * policies are set once, when the library loads (before any thread can
+ * read them).  It changes no
  * arithmetic, so results stay bit-identical; addresses past the end are
  * only prefetched (never loaded), which cannot fault, and are formed as
  * integers so that no out-of-bounds pointer is computed. */
@@ -376,7 +377,7 @@ void tl_reduce_kernel_footprint(int64_t bytes)
     } while (0)
 #else
 #define PREFETCH_AHEAD(p) ((void)0)
-static int64_t reduce_footprint;
+static _Thread_local int64_t reduce_footprint;
 void tl_reduce_kernel_footprint(int64_t bytes) { reduce_footprint = bytes; }
 #endif
 
@@ -1127,14 +1128,14 @@ typedef float fs_v4f __attribute__((vector_size(16)));
      const tl_rspace *rs, int64_t rb, int64_t re)
 #define FS_ARGS (out, base, col, rs, rb, re)
 
+/* float32 reductions that read more than this fold their rows (Note [Row
+ * folds over close rows]); smaller ones keep the strips. */
+#define FOLD_FAR_BYTES ((int64_t)8 << 20)
 /* Prefetches (to L1) the w bytes FOLD_AHEAD_ROWS row steps after row
  * (Note [Row folds over close rows]).  The address is formed as an
  * integer: past the last row it is a line that is not needed, and a
  * prefetch never faults. */
 #define FOLD_AHEAD_ROWS 4
-/* float32 reductions that read more than this fold their rows (Note [Row
- * folds over close rows]); smaller ones keep the strips. */
-#define FOLD_FAR_BYTES ((int64_t)8 << 20)
 static inline void prefetch_row_ahead(const char *row, int64_t step,
                                       int64_t w)
 {
@@ -2597,9 +2598,9 @@ DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f64, double, int64_t, PUT_F, 1)
  * In cache PyTorch's float32 strips stay ahead (no conversion to
  * float64), and ours beat the folds: (16, 256, 128) 1.2-1.4 of it with
  * the strips, 1.4-2.1 with the folds; (256, 64, 128) (8 MiB) 1.5-1.9,
- * 1.6-2.6.  So smaller float32 reductions keep the strips (the
- * driver passes the footprint: tl_reduce_kernel_footprint); the choice
- * never changes a bit. */
+ * 1.6-2.6.  So smaller float32 reductions keep the strips (the driver
+ * passes the footprint: tl_reduce_kernel_footprint); the choice never
+ * changes a bit. */
 /* NAME##_vstrips_##N: the strips path of NAME##_fcols_##N; returns 0
  * (nothing done) unless the columns are contiguous and the rows close. */
 #define DEF_VSTRIPS(NAME, CMP, N, T, IT)                                    \
