@@ -1155,6 +1155,52 @@ def test_nansum_plain_blocks_first(dt):
                                rtol=1e-6, equal_nan=True)
 
 
+def test_nansum_f64_blocks_without_nan():
+    """Note [Nansum blocks without NaN]: float64 rows whose NaNs start the
+    masked runs (a NaN block and the 16 blocks of 64 after it), end them,
+    start them again, reach the last block or only the tail, or come from
+    inf - inf in a NaN-free block: nansum gives the bits of the same row
+    with each NaN made +0 (which takes no masked run), whole and per row,
+    and nanmean divides by the count of the rest."""
+    rng = np.random.default_rng(19)
+    n = 64 * 60 + 37
+    base = rng.standard_normal(n) * np.exp(rng.uniform(-8, 8, n))
+    places = [[], [5], [64 * 3 + 1, 64 * 21, 64 * 40 + 63],
+              [64 * 17 + 2, 64 * 18 + 2], [64 * 59 + 1], [n - 1],
+              list(range(0, n, 3)), [64 * 2, 64 * 20 - 1, 64 * 37]]
+    rows = []
+    for idx in places:
+        r = base.copy()
+        r[idx] = np.nan
+        rows.append(r)
+    r = base.copy()
+    r[64 * 10], r[64 * 10 + 9] = np.inf, -np.inf   # NaN only in the trees
+    rows.append(r)
+    r = base.copy()
+    r[64 * 2] = np.nan
+    r[64 * 30] = np.inf
+    rows.append(r)
+    a = np.stack(rows)
+    zero = np.where(np.isnan(a), 0.0, a)
+    # (-inf + inf stays NaN in both)
+    zero[len(places), [64 * 10, 64 * 10 + 9]] = np.inf, -np.inf
+    got = tl.nansum(t(a), dim=1).numpy()
+    want = tl.nansum(t(zero), dim=1).numpy()
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[len(places)]) and got[-1] == np.inf
+    for k in range(len(rows)):
+        g, w = tl.nansum(t(a[k])).item(), tl.nansum(t(zero[k])).item()
+        assert g == w or (np.isnan(g) and np.isnan(w)), k
+        cnt = np.count_nonzero(~np.isnan(a[k]))
+        m = tl.nanmean(t(a[k])).item()
+        if np.isfinite(g):
+            assert m == pytest.approx(g / cnt, rel=1e-14), k
+    means = tl.nanmean(t(a), dim=1).numpy()
+    cnts = np.sum(~np.isnan(a), axis=1)
+    fin = np.isfinite(got)
+    np.testing.assert_allclose(means[fin], got[fin] / cnts[fin], rtol=1e-14)
+
+
 @pytest.mark.parametrize("dt", [np.bool_, np.uint8, np.int8, np.int16,
                                 np.int32, np.int64, np.float16, np.float32,
                                 np.float64, np.complex64])

@@ -3391,8 +3391,22 @@ typedef int64_t nan_v4i __attribute__((vector_size(32)));
         (s) = ((v0_ + v1_) + (v2_ + v3_)) + ((v4_ + v5_) + (v6_ + v7_));   \
     } while (0)
 
-/* count false: co is not written (nansum's kernels, Note [Nansum without
+/* Note [Nansum blocks without NaN]
+ * A block adds its 64 doubles in the float64 sum's trees first, as they
+ * are; only when a lane of the two trees came out NaN (a NaN read, or
+ * infinities of both signs) does it add them again with each NaN made
+ * +0 under its compare mask, and count them.  Without a NaN the masks
+ * keep every value's bits, so both ways give the same sums.  From memory
+ * the masks' 32 extra vector operations per block cost a quarter of the
+ * time (2^22 doubles, one thread, Zen 3: 3.2-3.5 ms against the sum's
+ * 2.3-2.6): the loop fits fewer blocks in the core's window of loads in
+ * flight.  A block with a NaN pays both trees, so the NAN_MASKED_BLOCKS
+ * blocks after it take the masks at once (where NaNs are dense, in
+ * cache, paying both trees on every block cost 30-60 %).
+ *
+ * count false: co is not written (nansum's kernels, Note [Nansum without
  * the count]). */
+#define NAN_MASKED_BLOCKS 16
 static TL_ALWAYS_INLINE void nanlanes_f64_impl(const double *q, int64_t m,
                                                double *ho, double *lo,
                                                uint64_t *co, bool count)
@@ -3401,21 +3415,48 @@ static TL_ALWAYS_INLINE void nanlanes_f64_impl(const double *q, int64_t m,
     nan_v4i c0 = {0, 0, 0, 0}, c1 = c0;
     int64_t i = 0;
     /* Blocks of 64 as the float64 sum's (Note [Float64 lane blocks]),
-     * NaNs made +0 before the tree. */
-    for (; i + F64_BLOCK <= m; i += F64_BLOCK) {
-        nan_v4d s0, s1;
-        nan_v4i n0, n1;
-        for (int k = 0; k < F64_BLOCK; k += 8) {
-            PREFETCH_AHEAD(q + i + k);
+     * NaNs made +0 before the tree (Note [Nansum blocks without NaN]). */
+    const int64_t mb = m - m % F64_BLOCK;
+    while (i < mb) {
+        /* Blocks without a NaN: the sum's trees, then a check. */
+        for (; i < mb; i += F64_BLOCK) {
+            nan_v4d s0, s1;
+            for (int k = 0; k < F64_BLOCK; k += 8) {
+                PREFETCH_AHEAD(q + i + k);
+            }
+            TREE8_4D(s0, q + i);
+            TREE8_4D(s1, q + i + 4);
+            const nan_v4d u = s0 + s1;
+            const double any = (u[0] + u[1]) + (u[2] + u[3]);
+            if (__builtin_expect(any != any, 0)) {
+                break;
+            }
+            if (count) {
+                c0 += F64_BLOCK / 8;
+                c1 += F64_BLOCK / 8;
+            }
+            TWO_SUM_4D(h0, l0, s0);
+            TWO_SUM_4D(h1, l1, s1);
         }
-        NAN_TREE8_4D(s0, n0, q + i);
-        NAN_TREE8_4D(s1, n1, q + i + 4);
-        if (count) {
-            c0 -= n0;
-            c1 -= n1;
+        /* That block again, and NAN_MASKED_BLOCKS more, NaNs made +0. */
+        const int64_t end = mb - i > (NAN_MASKED_BLOCKS + 1) * F64_BLOCK
+                                ? i + (NAN_MASKED_BLOCKS + 1) * F64_BLOCK
+                                : mb;
+        for (; i < end; i += F64_BLOCK) {
+            nan_v4d s0, s1;
+            nan_v4i n0, n1;
+            for (int k = 0; k < F64_BLOCK; k += 8) {
+                PREFETCH_AHEAD(q + i + k);
+            }
+            NAN_TREE8_4D(s0, n0, q + i);
+            NAN_TREE8_4D(s1, n1, q + i + 4);
+            if (count) {
+                c0 -= n0;
+                c1 -= n1;
+            }
+            TWO_SUM_4D(h0, l0, s0);
+            TWO_SUM_4D(h1, l1, s1);
         }
-        TWO_SUM_4D(h0, l0, s0);
-        TWO_SUM_4D(h1, l1, s1);
     }
     for (; i < m; i += 8) {
         nan_v4d x0, x1;
