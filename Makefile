@@ -47,8 +47,11 @@ HEADERS := $(wildcard csrc/include/tensorlib/*.h csrc/alloc/*.h csrc/core/*.h)
 TEST_SRC := $(wildcard tests/c/test_*.c)
 TEST_BIN := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all ctest clean
+.PHONY: all ctest ctest-bin clean
 all: $(BUILD)/libtensorlib.so
+
+# The C tests built but not run (CI builds them ahead: .ci/prebuild).
+ctest-bin: $(TEST_BIN)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -16,11 +16,18 @@ Environment:
   CUDA_HOME             where CUDA lives (default: found from nvcc)
   TENSORLIB_TSAN=1, TENSORLIB_COVERAGE=1, TENSORLIB_FUZZ=1
                         ThreadSanitizer / gcov / atheris builds (issue 23)
+  TENSORLIB_OBJ_CACHE   a directory: C objects are kept there by the hash of
+                        their preprocessed source and compile flags, and a
+                        later build with the same ones copies them instead
+                        of compiling (CI: the CUDA builds reuse the normal
+                        build's core; Note [Object cache] below)
 """
 import glob
+import hashlib
 import os
 import shutil
 import subprocess
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy
@@ -154,13 +161,103 @@ library_dirs.append(scipy_openblas64.get_lib_dir())
 libraries.append(scipy_openblas64.get_library())
 
 
+# Note [Object cache]
+# ~~~~~~~~~~~~~~~~~~~
+# CI builds the extension three times with the same optimisation flags:
+# the README's editable install, then the emulated-CUDA and the nvcc
+# builds, which differ only in -D macros (TL_WITH_CUDA, TL_CUDA_EMULATE)
+# that no file of csrc/core or csrc/alloc tests, and in include paths.
+# Each of those builds compiled the whole core again (some 200 CPU-seconds
+# at -O2).  With TENSORLIB_OBJ_CACHE set, an object is filed under the
+# SHA-256 of: the compiler's --version, the source's path, the compile
+# command without its -D/-U/-I options, and the source preprocessed with
+# the full command (gcc -E -P: the macros and headers as they came out,
+# without the line markers that name the include directories).  Two
+# compiles with the same key produce the same object, so a later build
+# copies it.  Only -g0 builds without --coverage are kept: debug
+# information names the headers' directories, and gcov writes a notes file
+# beside the object and bakes its path into it.  Objects are written to a
+# temporary name and renamed, so concurrent builds can share the directory.
+
+
+class ObjectCache:
+    """The object cache of one compile() call (Note [Object cache]); a
+    no-op when `directory` is empty."""
+
+    _versions = {}
+
+    def __init__(self, compiler, directory):
+        self.compiler = compiler
+        self.dir = directory or None
+        self.hits = 0
+        if self.dir:
+            os.makedirs(self.dir, exist_ok=True)
+
+    def key(self, src, cc_args, extra_postargs):
+        """The object's key, or None when it is not to be cached."""
+        if not self.dir:
+            return None
+        cmd = list(self.compiler.compiler_so) + [
+            a for a in cc_args if a != "-c"] + list(extra_postargs)
+        debug = [a for a in cmd if a.startswith("-g")]
+        if "--coverage" in cmd or not debug or debug[-1] != "-g0":
+            return None
+        try:
+            text = subprocess.run(cmd + ["-E", "-P", src], check=True,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL).stdout
+            if cmd[0] not in self._versions:
+                self._versions[cmd[0]] = subprocess.run(
+                    [cmd[0], "--version"], check=True,
+                    stdout=subprocess.PIPE).stdout
+        except (OSError, subprocess.CalledProcessError):
+            return None     # the compile itself will say what is wrong
+        h = hashlib.sha256(self._versions[cmd[0]])
+        flags = [a for a in cmd if not a.startswith(("-D", "-U", "-I"))]
+        h.update("\0".join(flags + [src]).encode() + b"\0\0")
+        h.update(text)
+        return h.hexdigest()
+
+    def fetch(self, key, obj):
+        """Copies the object filed under `key` to `obj`; False if none."""
+        if key is None:
+            return False
+        try:
+            self._copy(os.path.join(self.dir, key + ".o"), obj)
+        except OSError:
+            return False
+        self.hits += 1
+        return True
+
+    def store(self, key, obj):
+        if key is not None:
+            self._copy(obj, os.path.join(self.dir, key + ".o"))
+
+    def report(self, total):
+        if self.dir:
+            print("object cache: {} of {} objects reused from {}".format(
+                self.hits, total, self.dir), flush=True)
+
+    @staticmethod
+    def _copy(src, dst):
+        os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+        tmp = "{}.tmp{}.{}".format(dst, os.getpid(), threading.get_ident())
+        try:
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, dst)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
 def parallel_compile(compiler, jobs):
     """Makes compiler.compile build the sources of one extension on `jobs`
     threads (setuptools' -j only runs whole extensions side by side, and
     tensorlib is one extension of some 80 C files).  Uses the compiler's
     _setup_compile / _get_cc_args / _compile steps, which compile() itself
     is made of; a compiler without them keeps its serial compile."""
-    if jobs < 2 or not all(hasattr(compiler, m) for m in (
+    cached = bool(os.environ.get("TENSORLIB_OBJ_CACHE"))
+    if (jobs < 2 and not cached) or not all(hasattr(compiler, m) for m in (
             "_setup_compile", "_get_cc_args", "_compile")):
         return
 
@@ -175,11 +272,17 @@ def parallel_compile(compiler, jobs):
         def one(obj):
             if obj in build:
                 src, ext = build[obj]
+                key = cache.key(src, cc_args, extra_postargs)
+                if cache.fetch(key, obj):
+                    return
                 compiler._compile(obj, src, ext, cc_args, extra_postargs,
                                   pp_opts)
+                cache.store(key, obj)
 
+        cache = ObjectCache(compiler, os.environ.get("TENSORLIB_OBJ_CACHE"))
         with ThreadPoolExecutor(max_workers=jobs) as ex:
             list(ex.map(one, objects))
+        cache.report(len(build))
         return objects
 
     compiler.compile = compile

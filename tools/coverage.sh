@@ -10,6 +10,11 @@
 # COV_MIN_LINES / COV_MIN_BRANCHES (percentages: fail below them),
 # SHARDS (default 1: the pytest runs as that many processes at once,
 # tools/pytest_shards.sh; gcov merges their counters under a file lock).
+# COV_BUILD_ONLY=1 builds (steps 1-3, the C tests built but not run) and
+# stops; COV_PREBUILT=1 keeps what build-cov*/ hold instead of starting
+# afresh (CI builds ahead in the background: .ci/prebuild), and the steps
+# below then find it up to date.  Nothing may have run that build yet:
+# its counters would count.
 # Reports: build-cov/coverage-lines.txt, build-cov/coverage-branches.txt,
 # build-cov/coverage-summary.json; the totals are printed.
 set -uo pipefail
@@ -20,7 +25,7 @@ JOBS=${JOBS:-2}
 SHARDS=${SHARDS:-1}
 GCOVR=${GCOVR:-$(dirname "$PY")/gcovr}
 command -v "$GCOVR" >/dev/null 2>&1 || GCOVR=gcovr
-rm -rf build-cov build-cov-cuda
+[ -n "${COV_PREBUILT:-}" ] || rm -rf build-cov build-cov-cuda
 # pytest runs from /tmp (so it imports the coverage build, not the source
 # tree): COV_TESTS paths relative to the checkout are made absolute.
 COV_ABS=()
@@ -30,7 +35,9 @@ done
 [ ${#COV_ABS[@]} -gt 0 ] || COV_ABS=("$ROOT/tests")
 set -e
 # 1. the C core and its tests (their counters land in build-cov/csrc).
-make -s COV=1 -j"$JOBS" --output-sync=target PYTHON="$PY" ctest
+make -s COV=1 -j"$JOBS" PYTHON="$PY" ctest-bin
+[ -n "${COV_BUILD_ONLY:-}" ] ||
+    make -s COV=1 -j"$JOBS" --output-sync=target PYTHON="$PY" ctest
 # 2. the extension, beside a copy of the package.
 TENSORLIB_COVERAGE=1 "$PY" setup.py -q build_ext --build-lib build-cov/pylib \
     --build-temp build-cov/ext -j "$JOBS"
@@ -39,6 +46,7 @@ cp tensorlib/*.py tensorlib/*.pyi tensorlib/py.typed build-cov/pylib/tensorlib/
 TENSORLIB_CUDA=emulate TENSORLIB_COVERAGE=1 "$PY" setup.py -q build_ext \
     --build-lib build-cov-cuda/pylib --build-temp build-cov-cuda/ext -j "$JOBS"
 cp tensorlib/*.py tensorlib/*.pyi tensorlib/py.typed build-cov-cuda/pylib/tensorlib/
+[ -z "${COV_BUILD_ONLY:-}" ] || exit 0
 set +e
 rc=0
 # 4. pytest against the coverage build (test_c_core.py rebuilds and runs
