@@ -20,6 +20,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "benchmarks"))
 import accuracy as acc  # noqa: E402
 
+# (the results fixture measures every function: one shard builds it)
+pytestmark = pytest.mark.shard_whole
+
 
 @pytest.fixture(scope="module")
 def results():

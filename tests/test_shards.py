@@ -56,18 +56,35 @@ def ran(out):
     return sorted(int(k) for k in re.findall(r"RAN (\d+)", out))
 
 
+WHOLE = '''
+import pytest
+
+pytestmark = pytest.mark.shard_whole
+
+@pytest.mark.parametrize("k", range(7, 11))
+def test_w(k):
+    print("RAN", k)
+'''
+
+
 def test_shards_partition_the_tests(sample):
+    # test_sample.py's 7 tests count 0-6, and test_whole.py's 4 (a
+    # shard_whole module) count as one more: shard i of 3 runs the units
+    # i, i + 3 and i + 6 of those 8.
+    (sample / "test_whole.py").write_text(WHOLE)
     n = 3
     seen = []
     for i in range(n):
         r = run([sys.executable, "-m", "pytest", "-q", "-s",
-                 "-p", "no:cacheprovider", "."], sample,
-                TENSORLIB_SHARD=f"{i}/{n}")
+                 "-p", "no:cacheprovider", "test_sample.py",
+                 "test_whole.py"], sample, TENSORLIB_SHARD=f"{i}/{n}")
         got = ran(r.stdout)
         assert r.returncode == 0, r.stdout + r.stderr
-        assert got == list(range(i, 7, n))
+        assert "PytestUnknownMarkWarning" not in r.stdout
+        assert got == list(range(i, 7, n)) + (
+            list(range(7, 11)) if i == 7 % n else [])
         seen += got
-    assert sorted(seen) == list(range(7))
+    assert sorted(seen) == list(range(11))
 
 
 @pytest.mark.parametrize("spec", ["2/2", "0/0", "a/b"])
