@@ -52,20 +52,24 @@ static int small_copy(tl_tensor_impl *dst, const tl_tensor_impl *src)
     /* Up to 2 dims (most small copies: a transposed matrix), two loops
      * over the sizes as they are; 3 and 4 dims padded to 4 in front.
      * (Padding every shape cost ~80 instructions of set-up.) */
+    /* (A dim of size 1 may carry any stride, -2^63 + 1 included: its
+     * byte stride is never needed and could overflow, so it is 0.) */
+#define BYTE_STRIDE(d) (src->sizes[d] > 1 ? src->strides[d] * isz : 0)
     int64_t sz[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
     if (nd > 2) {
         for (int d = 0; d < nd; d++) {
             sz[4 - nd + d] = src->sizes[d];
-            st[4 - nd + d] = src->strides[d] * isz;
+            st[4 - nd + d] = BYTE_STRIDE(d);
         }
     } else if (nd > 0) {
         sz[3] = src->sizes[nd - 1];
-        st[3] = src->strides[nd - 1] * isz;
+        st[3] = BYTE_STRIDE(nd - 1);
         if (nd == 2) {
             sz[2] = src->sizes[0];
-            st[2] = src->strides[0] * isz;
+            st[2] = BYTE_STRIDE(0);
         }
     }
+#undef BYTE_STRIDE
     /* One loop nest per item size, so that each item is one move (a
      * switch per item cost 30 instructions an item). */
 #define SMALL_ROWS(T, o, base)                                              \

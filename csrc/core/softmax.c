@@ -52,8 +52,9 @@ static inline float exp_neg(float x, float lo)
     memcpy(&tb, &t, sizeof tb);
     /* t's low mantissa bits hold n (two's complement in the low 22). */
     int32_t ni = (int32_t)((uint32_t)tb << 10) >> 10;
-    /* 2^n for n >= -126; below, the result underflows to 0. */
-    int32_t sb = (ni + 127) << 23;
+    /* 2^n for n >= -126; below, the result underflows to 0 (the shift
+     * unsigned: ni + 127 is negative there). */
+    int32_t sb = (int32_t)((uint32_t)(ni + 127) << 23);
     sb &= -(int32_t)(ni >= -126);
     float s;
     memcpy(&s, &sb, sizeof s);
