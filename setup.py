@@ -21,6 +21,13 @@ Environment:
                         later build with the same ones copies them instead
                         of compiling (CI: the CUDA builds reuse the normal
                         build's core; Note [Object cache] below)
+  TENSORLIB_CORE_OBJECTS
+                        a directory where the Makefile built the C core
+                        (csrc/core and csrc/alloc): the extension links its
+                        objects instead of compiling those files again.
+                        They must be made with the same options: CI's
+                        sanitizer phase links build-san/ (make SAN=1) into
+                        the TENSORLIB_SANITIZE=1 build
 """
 import glob
 import hashlib
@@ -48,11 +55,34 @@ elif CUDA != "emulate":
     CUDA = "nvcc"
 
 
+CORE_LAYERS = ("alloc", "core")
+CORE_OBJECTS = os.environ.get("TENSORLIB_CORE_OBJECTS", "")
+
+
 def sources():
     out = []
-    layers = ("alloc", "core", "python") + (("cuda",) if CUDA else ())
+    layers = CORE_LAYERS + ("python",) + (("cuda",) if CUDA else ())
     for layer in layers:
-        out += sorted(glob.glob(os.path.join("csrc", layer, "*.c")))
+        if not (CORE_OBJECTS and layer in CORE_LAYERS):
+            out += sorted(glob.glob(os.path.join("csrc", layer, "*.c")))
+    return out
+
+
+def core_objects():
+    """The Makefile's objects of the C core under TENSORLIB_CORE_OBJECTS
+    (its rule: DIR/csrc/core/x.o from csrc/core/x.c), or [] when unset."""
+    if not CORE_OBJECTS:
+        return []
+    out = []
+    for layer in CORE_LAYERS:
+        for src in sorted(glob.glob(os.path.join("csrc", layer, "*.c"))):
+            obj = os.path.join(CORE_OBJECTS, src[:-2] + ".o")
+            if not os.path.exists(obj):
+                raise SystemExit(
+                    "TENSORLIB_CORE_OBJECTS={}: no object {} for {} (build "
+                    "the core there first: make SAN=1 all for build-san)"
+                    .format(CORE_OBJECTS, obj, src))
+            out.append(obj)
     return out
 
 
@@ -351,7 +381,10 @@ ext = Extension(
     extra_link_args=link_args,
     libraries=libraries,
     library_dirs=library_dirs,
-    depends=glob.glob(os.path.join("csrc", "**", "*.h"), recursive=True),
+    extra_objects=core_objects(),
+    # (a rebuilt core object relinks the extension)
+    depends=glob.glob(os.path.join("csrc", "**", "*.h"), recursive=True) +
+    core_objects(),
 )
 
 setup(ext_modules=[ext], cmdclass={"build_ext": BuildExt})

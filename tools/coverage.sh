@@ -38,7 +38,11 @@ set -e
 make -s COV=1 -j"$JOBS" PYTHON="$PY" ctest-bin
 [ -n "${COV_BUILD_ONLY:-}" ] ||
     make -s COV=1 -j"$JOBS" --output-sync=target PYTHON="$PY" ctest
-# 2. the extension, beside a copy of the package.
+# 2. the extension, beside a copy of the package.  Both extensions link
+#    step 1's objects of the core (setup.py TENSORLIB_CORE_OBJECTS), so
+#    the core is compiled once and every suite's counters for it land in
+#    the same build-cov/csrc/*.gcda.
+export TENSORLIB_CORE_OBJECTS="$ROOT/build-cov"
 TENSORLIB_COVERAGE=1 "$PY" setup.py -q build_ext --build-lib build-cov/pylib \
     --build-temp build-cov/ext -j "$JOBS"
 cp tensorlib/*.py tensorlib/*.pyi tensorlib/py.typed build-cov/pylib/tensorlib/

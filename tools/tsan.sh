@@ -25,8 +25,11 @@ CTESTS=${CTESTS:-"test_memory_stress test_arena test_pool_streams test_alloc"}
 
 make -s TSAN=1 -j"$JOBS" PYTHON="$PY" \
     $(for t in $CTESTS; do echo "build-tsan/tests/$t"; done)
-TENSORLIB_TSAN=1 "$PY" setup.py -q build_ext --build-lib build-tsan/pylib \
-    --build-temp build-tsan/ext -j "$JOBS"
+# (the extension links the core's objects that make just built: setup.py
+# TENSORLIB_CORE_OBJECTS)
+TENSORLIB_TSAN=1 TENSORLIB_CORE_OBJECTS="$ROOT/build-tsan" "$PY" setup.py \
+    -q build_ext --build-lib build-tsan/pylib --build-temp build-tsan/ext \
+    -j "$JOBS"
 cp tensorlib/*.py tensorlib/*.pyi tensorlib/py.typed build-tsan/pylib/tensorlib/
 
 # TSan's shadow memory needs the classic address-space layout: kernels
