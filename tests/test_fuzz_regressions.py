@@ -148,6 +148,40 @@ def test_as_strided_refuses_int64_min_stride():
     # size-1 dims keep accepting any other stride, and clone them
     v = t.as_strided((1, 2), (-2 ** 63 + 1, 1), 1)
     assert v.clone().tolist() == [[1.0, 2.0]]
+    # (tolist and clone once multiplied that stride by the item size: a
+    # signed overflow that Python's -fwrapv hid from UBSan)
+    assert v.tolist() == [[1.0, 2.0]]
+    assert v.T.contiguous().tolist() == [[1.0], [2.0]]
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_from_dlpack_refuses_strides_whose_spans_sum_past_int64(sign):
+    """Each dim's byte span fits int64 but their sum does not: the extent
+    was added with a signed overflow (UBSan, once -fwrapv was off)."""
+    pytest.importorskip("atheris_no_libfuzzer")
+    os.environ["TENSORLIB_FUZZ_REPLAY"] = "1"
+    sys.path.insert(0, FUZZ)
+    try:
+        dlp = importlib.import_module("fuzz_dlpack")
+    finally:
+        sys.path.remove(FUZZ)
+    mem = ctypes.create_string_buffer(16)
+    shape = (ctypes.c_int64 * 3)(2, 2, 2)
+    strides = (ctypes.c_int64 * 3)(*[sign * 2 ** 62] * 3)
+    m = dlp.DLManagedTensor()
+    m.dl_tensor.data = ctypes.addressof(mem)
+    m.dl_tensor.device = dlp.DLDevice(1, 0)
+    m.dl_tensor.ndim = 3
+    m.dl_tensor.dtype = dlp.DLDataType(1, 8, 1)     # uint8
+    m.dl_tensor.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    m.dl_tensor.strides = ctypes.cast(strides,
+                                      ctypes.POINTER(ctypes.c_int64))
+    m.deleter = dlp._deleter
+    cap = dlp._new_capsule(ctypes.addressof(m), b"dltensor", None)
+    with pytest.raises(BufferError, match="strides overflow"):
+        tl.from_dlpack(cap)
+    # refused before it was consumed: the producer still owns it
+    assert dlp._capsule_name(cap) == b"dltensor"
 
 
 def _harness_inputs():

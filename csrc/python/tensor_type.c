@@ -407,7 +407,8 @@ static PyObject *tolist_rec(const tl_tensor_impl *t, int d, const char *p)
         return tl_py_load_scalar((tl_dtype)t->dtype, p);
     }
     int64_t n = t->sizes[d];
-    int64_t step = t->strides[d] * tl_itemsize(t->dtype);
+    /* (a dim of size 1 may carry any stride: its step is never taken) */
+    int64_t step = n > 1 ? t->strides[d] * tl_itemsize(t->dtype) : 0;
     PyObject *list = PyList_New((Py_ssize_t)n);
     if (!list) {
         return NULL;
