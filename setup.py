@@ -96,7 +96,9 @@ san = []
 if flag("TENSORLIB_SANITIZE"):
     san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
            "-fsanitize=float-cast-overflow", "-fno-omit-frame-pointer"]
-    compile_args += san + ["-O1", "-g"]
+    # (-fno-wrapv: Python's CFLAGS make signed overflow wrap, which would
+    # keep UBSan from checking the binding's signed arithmetic)
+    compile_args += san + ["-O1", "-g", "-fno-wrapv"]
     link_args += san
 else:
     compile_args += ["-O2", "-g0"]
