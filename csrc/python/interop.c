@@ -435,8 +435,8 @@ static PyObject *from_capsule(tl_mstate *st, PyObject *cap)
     int64_t lo = 0, hi = numel ? isz : 0;
     for (int d = 0; d < nd && numel; d++) {
         int64_t span;
-        /* (the spans' sum overflows too: (2^62, 2^62) strides on two
-         * dims of 3 elements each) */
+        /* (their sum can overflow where each span fits: strides
+         * (2^62,) * 3 over three dims of 2 one-byte elements) */
         if (__builtin_mul_overflow(strides[d], sizes[d] - 1, &span) ||
             __builtin_mul_overflow(span, isz, &span) ||
             __builtin_add_overflow(span < 0 ? lo : hi, span,
