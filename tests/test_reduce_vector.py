@@ -710,14 +710,16 @@ def test_nansum_f32_lane_blocks_vs_numpy():
     assert float(tl.nanmean(t(c)).item()) == 0.0
 
 
-@pytest.mark.parametrize("dt", [np.int32, np.uint32, np.float32])
+@pytest.mark.parametrize("dt", [np.int32, np.uint32, np.float32,
+                                np.int64, np.uint64, np.float64])
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 70001])
 def test_count_nonzero_uint32_lanes(dt, n):
     """count_nonzero of contiguous 32-bit rows (uint32 lanes, rows cut at
-    TL_REDUCE_RCHUNK): NumPy's counts; -0.0 is zero, NaN is not."""
+    TL_REDUCE_RCHUNK) and 64-bit rows (uint64 lanes): NumPy's counts;
+    -0.0 is zero, NaN is not."""
     rng = np.random.default_rng(n)
     a = rng.integers(0, 3, n).astype(dt)
-    if dt == np.float32:
+    if np.issubdtype(dt, np.floating):
         a[rng.random(n) < 0.1] = -0.0
         a[rng.random(n) < 0.1] = np.nan
     assert int(tl.count_nonzero(t(a)).item()) == np.count_nonzero(a)
@@ -727,6 +729,32 @@ def test_count_nonzero_uint32_lanes(dt, n):
     np.testing.assert_array_equal(
         tl.count_nonzero(t(m)[:, ::-1], dim=1).numpy(),
         np.count_nonzero(m[:, ::-1], axis=1))
+
+
+@pytest.mark.parametrize("dt", [np.bool_, np.uint8, np.int8, np.int16,
+                                np.uint16, np.int32, np.uint32, np.int64,
+                                np.uint64])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 1000, 70001])
+def test_int_sum_lanes(dt, n):
+    """Contiguous integer rows sum in 8 uint64 lanes (the AVX2 clone of
+    DEF_ISUM_NAMED's row): NumPy's int64 sums, wrapping, on rows, reversed
+    rows and a strided view."""
+    rng = np.random.default_rng(n)
+    if dt == np.bool_:
+        a = rng.random(n) < 0.5
+    else:
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    want = a.astype(np.uint64).sum(dtype=np.uint64) if dt == np.uint64 \
+        else a.astype(np.int64).sum(dtype=np.int64)
+    got = t(a).sum().numpy()
+    assert got.astype(want.dtype) == want
+    m = np.concatenate([a, a[::-1]]).reshape(2, n)
+    for x in (m, m[:, ::-1], m[:, ::2]):
+        ref = x.astype(np.uint64 if dt == np.uint64 else np.int64).sum(
+            axis=1)
+        np.testing.assert_array_equal(
+            t(x).sum(dim=1).numpy().astype(ref.dtype), ref)
 
 
 def test_reduce_vector_leak_loop():
