@@ -223,7 +223,9 @@ def print_row(label, k, best):
     peer = min(v for v in (n_, p) if v is not None)
     print(f"  {label:34s} thr {k}  tl {fmt_t(t):>9s}  np {fmt_t(n_):>9s}  "
           f"torch {fmt_t(p):>9s}  tl/np {fmt_r(t, n_):>5s}  "
-          f"tl/torch {fmt_r(t, p):>5s}  tl/best {fmt_r(t, peer):>5s}",
+          f"tl/torch {fmt_r(t, p):>5s}  tl/best {fmt_r(t, peer):>5s}"
+          + (f"  C {fmt_t(best['c']):>9s}  tl/bound "
+             f"{fmt_r(t, best['c']):>5s}" if best.get("c") else ""),
           flush=True)
 
 
@@ -267,6 +269,62 @@ def red_fns(op, x, X, TX, dim):
             TX is not None and (lambda: getattr(torch, op)(TX, **kw)))
 
 
+# The plain-C bound of a reductions row (tlb_reduce in bounds/kernels.c):
+# the op family it times, by the table's op, and the dtype codes.
+BOUND_OP = {"sum": 0, "mean": 0, "nansum": 0, "prod": 1, "amax": 2,
+            "max": 2, "argmax": 2, "any": 2, "amin": 3, "min": 3,
+            "argmin": 3, "all": 3, "count_nonzero": 4, "var": 5, "std": 5}
+BOUND_DTYPE = {np.dtype(np.float32): 0, np.dtype(np.float64): 1,
+               np.dtype(np.int32): 2, np.dtype(np.bool_): 3}
+_BOUNDS = []
+
+
+def bounds_lib():
+    """benchmarks/run.py's compiled bound kernels (None if no compiler)."""
+    if not _BOUNDS:
+        import run as runner  # benchmarks/run.py: builds libtlbounds.so
+        lib, note = runner.load_bounds()
+        if lib is None:
+            print(f"  (no C bound: {note})", flush=True)
+        _BOUNDS.append(lib.mod if lib is not None else None)
+    return _BOUNDS[0]
+
+
+def bound_fn(op, x, dim, nthreads):
+    """A callable running the plain-C bound of op over dim of x (the
+    buffer tensorlib reads), or None where there is none (logsumexp is
+    bound by exp, not by reading); checked against NumPy first."""
+    K = bounds_lib()
+    if K is None or op not in BOUND_OP or x.dtype not in BOUND_DTYPE \
+            or not x.flags.c_contiguous:
+        return None
+    shape = x.shape
+    if dim is None:
+        oshape = (1, x.size, 1)
+    else:
+        oshape = (int(np.prod(shape[:dim])), shape[dim],
+                  int(np.prod(shape[dim + 1:])))
+    out = np.empty(oshape[0] * oshape[2])
+    means = np.empty_like(out)
+    code, dt = BOUND_OP[op], BOUND_DTYPE[x.dtype]
+    ptr, mptr = x.ctypes.data, means.ctypes.data
+
+    def f(x=x, means=means):  # holds the buffers behind the two pointers
+        return K.tlb_reduce(ptr, dt, code, *oshape, out, mptr, nthreads)
+
+    if f() != 0:
+        return None
+    npf = {0: np.sum, 1: np.prod, 2: np.max, 3: np.min,
+           4: np.count_nonzero, 5: np.var}[code]
+    ref = npf(x.reshape(oshape).astype(np.float64), axis=1).ravel()
+    if not np.allclose(out, ref, rtol=1e-3, atol=1e-3 * max(
+            1.0, float(np.abs(ref).max(initial=0)))):
+        print(f"  C bound of {op} {x.dtype} {shape}, {dim} disagrees with "
+              f"NumPy: left out", flush=True)
+        return None
+    return f
+
+
 def red_layouts(quick):
     n = 1 << (20 if quick else 22)
     side = 1 << (10 if quick else 11)
@@ -294,9 +352,10 @@ def red_cases(ops, fam):
 
 
 def run_reductions(quick, repeats, min_time, ops=None, nthreads=1,
-                   shared=False):
+                   shared=False, bound=True):
     """shared: the three libraries read one buffer (NumPy's) instead of
-    a copy each (see 'Shared input' in the module docstring)."""
+    a copy each (see 'Shared input' in the module docstring); bound: time
+    the plain-C bound too (bound_fn), on tensorlib's buffer."""
     own = (lambda a: a) if shared else (lambda a: a.copy())
     rows = []
     set_threads(nthreads)
@@ -321,9 +380,11 @@ def run_reductions(quick, repeats, min_time, ops=None, nthreads=1,
                         else None
                     f_tl, f_np, f_t = red_fns(op, xb, Xb, TXb, dim)
                     famname = "bool" if variant is None else "bool, full"
+                    tl_in = Xb
                 else:
                     f_tl, f_np, f_t = red_fns(op, x, X, TX, dim)
                     famname = fam
+                    tl_in = X
                 if op == "prod":
                     # values near 1 so the product stays finite
                     xp = (1 + 1e-3 * base).astype(x.dtype) \
@@ -332,12 +393,16 @@ def run_reductions(quick, repeats, min_time, ops=None, nthreads=1,
                     TXp = torch.from_numpy(own(xp)) if TX is not None \
                         else None
                     f_tl, f_np, f_t = red_fns(op, xp, Xp, TXp, dim)
+                    tl_in = Xp
                 fns = {"tl": f_tl, "np": f_np or None, "torch": f_t or None}
                 try:
                     check(fns, fns["np"]() if fns["np"] else None)
                 except AssertionError as e:
                     print(f"  MISMATCH {op} {famname} {layout}: {e}")
                     continue
+                if bound:
+                    # the bound reads the buffer tensorlib reads
+                    fns["c"] = bound_fn(op, tl_in.numpy(), dim, nthreads)
                 best = time_case(fns, repeats, min_time)
                 rows.append((op, famname, layout, shape, dim, best))
                 print_row(f"{op} {famname} {layout}", nthreads, best)
@@ -374,15 +439,17 @@ def md_sweep(rows):
 
 def md_red(rows):
     out = ["| op | dtype | layout | shape, dim | tensorlib | NumPy | torch "
-           "| tl/np | tl/torch | tl/best |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| C bound | tl/np | tl/torch | tl/best | tl/bound |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for op, fam, layout, shape, dim, best in rows:
         t, a, b = best.get("tl"), best.get("np"), best.get("torch")
+        c = best.get("c")
         peers = [v for v in (a, b) if v is not None]
         peer = min(peers) if peers else None
         out.append(f"| {op} | {fam} | {layout} | {shape}, {dim} | "
-                   f"{fmt_t(t)} | {fmt_t(a)} | {fmt_t(b)} | {fmt_r(t, a)} | "
-                   f"{fmt_r(t, b)} | {fmt_r(t, peer)} |")
+                   f"{fmt_t(t)} | {fmt_t(a)} | {fmt_t(b)} | {fmt_t(c)} | "
+                   f"{fmt_r(t, a)} | {fmt_r(t, b)} | {fmt_r(t, peer)} | "
+                   f"{fmt_r(t, c)} |")
     return "\n".join(out)
 
 
@@ -439,6 +506,9 @@ def main(argv=None):
     p.add_argument("--shared-input", action="store_true",
                    help="reductions table: every library reads NumPy's "
                         "buffer instead of its own copy")
+    p.add_argument("--no-bound", action="store_true",
+                   help="reductions table: leave out the plain-C bound "
+                        "column (bounds/kernels.c tlb_reduce)")
     p.add_argument("--markdown", metavar="PATH",
                    help="write the tables as markdown to PATH ('-': stdout)")
     args = p.parse_args(argv)
@@ -463,7 +533,8 @@ def main(argv=None):
                 print(f"# reductions, run {run + 1}", flush=True)
                 red = merge_best(red, run_reductions(
                     args.quick, args.repeats, args.min_time, ops,
-                    args.red_threads, args.shared_input))
+                    args.red_threads, args.shared_input,
+                    not args.no_bound))
     finally:
         tl.set_num_threads(old)
     md = markdown(sweep, red, args)

@@ -122,6 +122,8 @@ def load_bounds():
         "tlb_sum0_f32": ([f4, f4, i8, i8, i4], None),
         "tlb_cast_f32_f64": ([f4, f8, i8, i4], None),
         "tlb_flip_iadd_f32": ([f4, i8, i4], None),
+        "tlb_reduce": ([ctypes.c_void_p, i4, i4, i8, i8, i8, f8,
+                        ctypes.c_void_p, i4], ctypes.c_int),
     }
     for name, (args, res) in sig.items():
         fn = getattr(k, name)

@@ -335,3 +335,247 @@ void tlb_flip_iadd_f32(float *x, int64_t n, int nt)
         x[n / 2] += x[n / 2];
     }
 }
+
+/* ---- reductions: the bound column of bench_reduce.py's table -------------
+ *
+ * tlb_reduce reduces a C-contiguous (outer, red, inner) array over its
+ * middle axis into out (outer * inner doubles): a whole tensor is
+ * (1, n, 1), an innermost dim (rows, n, 1), an outermost (1, rows, cols)
+ * and a middle one (a, b, c).  Each op is the plain loop a C programmer
+ * writes, in the input's own type where that is exact enough for a bound
+ * (float32 sums add in float32): inner == 1 reduces each row into
+ * RB_LANES independent accumulators, inner > 1
+ * folds whole rows into an accumulator row that stays in L1.  No NaN
+ * checks, no compensation, no index tracking: what reading the bytes
+ * costs with a little arithmetic on them.  var is two passes (each
+ * output's mean, then the squared deviations from it); bench_reduce.py
+ * times argmax/argmin against the max/min bound (an index can only add
+ * to it).  Threads split the rows of outer when there are enough of
+ * them, otherwise the columns of inner, otherwise (a whole tensor) the
+ * range, each part reducing into its own partial. */
+enum { TLB_F32, TLB_F64, TLB_I32, TLB_U8 };
+enum { TLB_SUM, TLB_PROD, TLB_MAX, TLB_MIN, TLB_NNZ, TLB_VAR };
+
+typedef struct {
+    const void *x;
+    double *out;         /* outer * inner results */
+    const double *means; /* TLB_VAR's second pass: each output's mean */
+    int64_t outer, red, inner;
+    int dtype, op;
+    int split; /* 0: rows of outer, 1: columns of inner, 2: the range */
+    int64_t per;         /* split 2: the part size */
+    double partial[MAXT]; /* split 2: each part's result */
+} red_ctx;
+
+/* STEP(s, v, m): one element v into accumulator s (m: the mean, for
+ * var); COMB(s, t): accumulator t into s. */
+#define ST_SUM(s, v, m) ((s) += (v))
+#define ST_PROD(s, v, m) ((s) *= (v))
+#define ST_MAX(s, v, m) ((s) = (v) > (s) ? (v) : (s))
+#define ST_MIN(s, v, m) ((s) = (v) < (s) ? (v) : (s))
+#define ST_NNZ(s, v, m) ((s) += (v) != 0)
+#define ST_VAR(s, v, m) ((s) += ((v) - (m)) * ((v) - (m)))
+#define CB_ST_SUM(s, t) ((s) += (t))
+#define CB_ST_PROD(s, t) ((s) *= (t))
+#define CB_ST_MAX(s, t) ST_MAX(s, t, 0)
+#define CB_ST_MIN(s, t) ST_MIN(s, t, 0)
+#define CB_ST_NNZ(s, t) ((s) += (t))
+#define CB_ST_VAR(s, t) ((s) += (t))
+
+/* rb_row_T_STEP: n elements at q into one value, through RB_LANES
+ * independent accumulators (lane k takes the elements k mod RB_LANES: the
+ * loop over k vectorises into several vector accumulators, so no add
+ * waits on the one before); rb_cols_T_STEP: columns [j0, j1) of a (red,
+ * inner) slab into out[j0, j1). */
+#define RB_LANES 64
+#define RB_KERNELS(T, ACC, INIT, STEP)                                      \
+    static double rb_row_##T##_##STEP(const T *restrict q, int64_t n,         \
+                                      double m)                             \
+    {                                                                       \
+        ACC a[RB_LANES];                                                    \
+        (void)m;                                                            \
+        for (int k = 0; k < RB_LANES; k++) {                                \
+            a[k] = INIT;                                                    \
+        }                                                                   \
+        int64_t i = 0;                                                      \
+        for (; i + RB_LANES <= n; i += RB_LANES) {                          \
+            for (int k = 0; k < RB_LANES; k++) {                            \
+                STEP(a[k], q[i + k], m);                                    \
+            }                                                               \
+        }                                                                   \
+        for (; i < n; i++) {                                                \
+            STEP(a[0], q[i], m);                                            \
+        }                                                                   \
+        ACC s = a[0];                                                       \
+        for (int k = 1; k < RB_LANES; k++) {                                \
+            CB_##STEP(s, a[k]);                                             \
+        }                                                                   \
+        return (double)s;                                                   \
+    }                                                                       \
+    static void rb_cols_##T##_##STEP(const T *restrict q, int64_t red,        \
+                                     int64_t inner, int64_t j0, int64_t j1,  \
+                                     const double *mrow, double *out)        \
+    {                                                                       \
+        ACC acc[RB_COLS_MAX];                                               \
+        const int64_t w = j1 - j0;                                          \
+        (void)mrow;                                                         \
+        for (int64_t j = 0; j < w; j++) {                                   \
+            acc[j] = INIT;                                                  \
+        }                                                                   \
+        for (int64_t k = 0; k < red; k++) {                                 \
+            const T *restrict r = q + k * inner + j0;                       \
+            for (int64_t j = 0; j < w; j++) {                               \
+                STEP(acc[j], r[j], mrow[j0 + j]);                           \
+            }                                                               \
+        }                                                                   \
+        for (int64_t j = 0; j < w; j++) {                                   \
+            out[j0 + j] = (double)acc[j];                                   \
+        }                                                                   \
+    }
+#define RB_COLS_MAX 2048
+#define RB_ALL(T, ACC, ACCV, LO, HI)                                        \
+    RB_KERNELS(T, ACC, 0, ST_SUM)                                           \
+    RB_KERNELS(T, ACC, 1, ST_PROD)                                          \
+    RB_KERNELS(T, T, LO, ST_MAX)                                            \
+    RB_KERNELS(T, T, HI, ST_MIN)                                            \
+    RB_KERNELS(T, int64_t, 0, ST_NNZ)                                       \
+    RB_KERNELS(T, ACCV, 0, ST_VAR)
+
+RB_ALL(float, float, float, -__builtin_inff(), __builtin_inff())
+RB_ALL(double, double, double, -__builtin_inf(), __builtin_inf())
+RB_ALL(int32_t, int64_t, double, INT32_MIN, INT32_MAX)
+RB_ALL(uint8_t, int64_t, double, 0, 1)
+
+/* FN(T, STEP) for the ctx's op. */
+#define RB_BY_OP(c, FN, T)                                                  \
+    switch ((c)->op) {                                                      \
+    case TLB_SUM: FN(T, ST_SUM); break;                                     \
+    case TLB_PROD: FN(T, ST_PROD); break;                                   \
+    case TLB_MAX: FN(T, ST_MAX); break;                                     \
+    case TLB_MIN: FN(T, ST_MIN); break;                                     \
+    case TLB_NNZ: FN(T, ST_NNZ); break;                                     \
+    default: FN(T, ST_VAR); break;                                          \
+    }
+#define RB_BY_TYPE(c, FN)                                                   \
+    switch ((c)->dtype) {                                                   \
+    case TLB_F32: RB_BY_OP(c, FN, float) break;                             \
+    case TLB_F64: RB_BY_OP(c, FN, double) break;                            \
+    case TLB_I32: RB_BY_OP(c, FN, int32_t) break;                           \
+    default: RB_BY_OP(c, FN, uint8_t) break;                                \
+    }
+
+static double rb_row(const red_ctx *c, const void *q, int64_t n, double m)
+{
+    double r = 0;
+#define RB_ROW_CALL(T, STEP) r = rb_row_##T##_##STEP(q, n, m)
+    RB_BY_TYPE(c, RB_ROW_CALL)
+#undef RB_ROW_CALL
+    return r;
+}
+
+/* Columns [j0, j1) of the slab at q into out, RB_COLS_MAX at a time. */
+static void rb_cols(const red_ctx *c, const void *q, int64_t j0,
+                    int64_t j1, const double *mrow, double *out)
+{
+    for (int64_t a = j0; a < j1; a += RB_COLS_MAX) {
+        const int64_t b = j1 - a > RB_COLS_MAX ? a + RB_COLS_MAX : j1;
+#define RB_COLS_CALL(T, STEP)                                               \
+    rb_cols_##T##_##STEP(q, c->red, c->inner, a, b, mrow, out)
+        RB_BY_TYPE(c, RB_COLS_CALL)
+#undef RB_COLS_CALL
+    }
+}
+
+static int64_t rb_itemsize(int dtype)
+{
+    return dtype == TLB_F64 ? 8 : dtype == TLB_U8 ? 1 : 4;
+}
+
+static void red_part(void *vc, int64_t lo, int64_t hi)
+{
+    red_ctx *c = vc;
+    const char *x = c->x;
+    const int64_t is = rb_itemsize(c->dtype);
+    static const double zero[RB_COLS_MAX * 2];
+    if (c->split == 2) { /* a range of the one row */
+        c->partial[lo / c->per] =
+            rb_row(c, x + lo * is, hi - lo, c->means ? c->means[0] : 0);
+        return;
+    }
+    const int64_t o0 = c->split == 0 ? lo : 0;
+    const int64_t o1 = c->split == 0 ? hi : c->outer;
+    const int64_t j0 = c->split == 1 ? lo : 0;
+    const int64_t j1 = c->split == 1 ? hi : c->inner;
+    for (int64_t o = o0; o < o1; o++) {
+        const char *slab = x + o * c->red * c->inner * is;
+        const double *m = c->means ? c->means + o * c->inner : NULL;
+        if (c->inner == 1) {
+            c->out[o] = rb_row(c, slab, c->red, m ? m[0] : 0);
+        } else {
+            rb_cols(c, slab, j0, j1, m ? m : zero, c->out + o * c->inner);
+        }
+    }
+}
+
+static void red_run(red_ctx *c, int nt)
+{
+    if (c->outer >= nt || nt <= 1 || (c->inner == 1 && c->red < 2 * 4096)) {
+        c->split = 0;
+        par(red_part, c, c->outer, nt, 1);
+        return;
+    }
+    if (c->inner > 1) {
+        c->split = 1;
+        par(red_part, c, c->inner, nt, 16);
+        return;
+    }
+    c->split = 2; /* outer == 1 (< nt), inner == 1: the range */
+    const int64_t per = (c->red + nt - 1) / nt;
+    c->per = (per + 4095) / 4096 * 4096;
+    const int64_t parts = (c->red + c->per - 1) / c->per;
+    par(red_part, c, c->red, nt, 4096);
+    double s = c->partial[0];
+    for (int64_t t = 1; t < parts; t++) {
+        const double v = c->partial[t];
+        s = c->op == TLB_PROD ? s * v
+          : c->op == TLB_MAX ? (v > s ? v : s)
+          : c->op == TLB_MIN ? (v < s ? v : s) : s + v;
+    }
+    c->out[0] = s;
+}
+
+/* out (outer * inner doubles) = op over the middle axis of the
+ * C-contiguous (outer, red, inner) array x of dtype (TLB_*); TLB_VAR is
+ * the population variance, in two passes.  means: NULL, or (TLB_VAR)
+ * outer * inner doubles of scratch.  Returns 0, or -1 for a bad
+ * argument. */
+int tlb_reduce(const void *x, int dtype, int op, int64_t outer, int64_t red,
+               int64_t inner, double *out, double *means, int nt)
+{
+    if (dtype < TLB_F32 || dtype > TLB_U8 || op < TLB_SUM || op > TLB_VAR ||
+        outer < 1 || red < 1 || inner < 1 || inner > RB_COLS_MAX * 2 ||
+        (op == TLB_VAR && means == NULL)) {
+        return -1;
+    }
+    nt = nt < 1 ? 1 : nt > MAXT ? MAXT : nt;
+    red_ctx c = {.x = x, .out = out, .outer = outer, .red = red,
+                 .inner = inner, .dtype = dtype, .op = op};
+    if (op != TLB_VAR) {
+        red_run(&c, nt);
+        return 0;
+    }
+    c.op = TLB_SUM;
+    c.out = means;
+    red_run(&c, nt);
+    for (int64_t i = 0; i < outer * inner; i++) {
+        means[i] /= (double)red;
+    }
+    c.op = TLB_VAR;
+    c.out = out;
+    c.means = means;
+    red_run(&c, nt);
+    for (int64_t i = 0; i < outer * inner; i++) {
+        out[i] /= (double)red;
+    }
+    return 0;
+}
