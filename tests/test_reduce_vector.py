@@ -931,6 +931,17 @@ a[3, 47] = np.nan
 a[20:22, 50] = (big, big)
 for x in (a, a[::-1], a[:, 3:], a[5:60, 1:]):
     h.update(tl.from_numpy(x).sum(dim=0).numpy().tobytes())
+# nansum and nanmean over far rows in blocks of 8 (Note [Nansum cols in
+# blocks of 8 rows]): NaNs, infinities and -0.0 in the vector columns and
+# the scalar tail
+for dt in (np.float16, np.float32, np.float64):
+    b = rng.standard_normal((43, 37)).astype(dt)
+    b[rng.random(b.shape) < 0.15] = np.nan
+    b[5, 2], b[9, 3], b[17, 3], b[1, 36] = np.inf, np.inf, -np.inf, -0.0
+    for x in (b, b[::-1], b[:, 1:], b[3:, ::1]):
+        y = tl.from_numpy(x)
+        h.update(tl.nansum(y, dim=0).numpy().tobytes())
+        h.update(tl.nanmean(y, dim=0).numpy().tobytes())
 print(h.hexdigest())
 """
 
@@ -1110,6 +1121,51 @@ def test_float_extrema_clones_agree_on_zeros_and_nan():
             capture_output=True, text=True).stdout.strip()
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["auto"]
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("rows", [1, 7, 8, 9, 16, 17, 63, 64, 65, 300])
+def test_nansum_cols_blocks_of_8(dt, rows):
+    """Note [Nansum cols in blocks of 8 rows]: nansum and nanmean over dim
+    0 (rows far apart) against a float64 reference with NaNs made 0,
+    around the block of 8 and the vector width (37 columns: 9 vectors and
+    a tail), on views; a column of NaNs gives 0 and nanmean NaN; +inf and
+    -inf in one column give NaN; and the same bits on 1 and 2 threads."""
+    rng = np.random.default_rng(rows)
+    a = rng.standard_normal((rows, 37)).astype(dt)
+    a[rng.random(a.shape) < 0.2] = np.nan
+    a[:, 5] = np.nan
+    a[0, 7] = np.inf
+    a[-1, 8], a[0, 8] = np.inf, -np.inf
+    tol = {np.float16: 1e-3, np.float32: 1e-6}.get(dt, 1e-15)
+    for x in (a, a[::-1], a[:, 1:], a[:, ::2]):
+        z = np.where(np.isnan(x), 0, x.astype(np.float64))
+        cnt = (~np.isnan(x)).sum(axis=0)
+        with np.errstate(invalid="ignore"):
+            ref = z.sum(axis=0)
+            mref = ref / cnt
+        got = tl.nansum(t(x), dim=0).numpy().astype(np.float64)
+        scale = np.abs(z).sum(axis=0)
+        fin = np.isfinite(ref)
+        assert np.all(np.abs(got[fin] - ref[fin]) <= tol * scale[fin] + tol)
+        assert np.array_equal(np.isnan(got), np.isnan(ref))
+        assert np.array_equal(got[~fin & ~np.isnan(ref)],
+                              ref[~fin & ~np.isnan(ref)])
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gm = tl.nanmean(t(x), dim=0).numpy().astype(np.float64)
+        np.testing.assert_allclose(gm, mref, rtol=max(tol, 1e-14),
+                                   atol=tol)
+    old = tl.get_num_threads()
+    try:
+        outs = []
+        for k in (1, 2):
+            tl.set_num_threads(k)
+            outs.append(tl.nansum(t(a), dim=0).numpy().tobytes())
+        assert outs[0] == outs[1]
+    finally:
+        tl.set_num_threads(old)
 
 
 def test_nansum_without_count_rows_and_threads():

@@ -3315,7 +3315,7 @@ DEF_VAR_CPX(c128, double)
         memcpy(lo, l, sizeof l);                                            \
         memcpy(co, c, sizeof c);                                            \
     }
-#define DEF_NANSUM(N, T, LD, ADD, LANES, COLROW)                            \
+#define DEF_NANSUM(N, T, LD, ADD, LANES, COLROW, COLS8)                     \
     static void nansum_row_##N(const char *p, int64_t n, int64_t s,          \
                                int64_t idx0, const tl_racc *aux,             \
                                tl_racc *res)                                 \
@@ -3356,7 +3356,16 @@ DEF_VAR_CPX(c128, double)
             c[j] = 0;                                                       \
         }                                                                   \
         int64_t off = tl_rspace_seek(rs, rb, idx);                          \
-        for (int64_t r = rb; r < re; r++) {                                 \
+        int64_t r = rb;                                                     \
+        if (cs == (int64_t)sizeof(T)) {                                     \
+            /* Note [Nansum cols in blocks of 8 rows] */                    \
+            for (; re - r >= 8; r += 8) {                                   \
+                const T *q8[8];                                             \
+                ROWS8(T, q8, base, rs, idx, off, n);                        \
+                COLS8(h, l, c, q8, n);                                      \
+            }                                                               \
+        }                                                                   \
+        for (; r < re; r++) {                                               \
             const char *p = base + off;                                     \
             if (cs == (int64_t)sizeof(T)) {                                 \
                 COLROW(h, l, c, (const T *)p, n);                           \
@@ -3793,13 +3802,145 @@ DISPATCHED(nancolrow_v_f64,
 DEF_NANCOLROW_SCALAR(f32, float, LDID, NAN_ADD_PLAIN)
 DEF_NANCOLROW_SCALAR(f64, double, LDID, NAN_ADD_COMP)
 #endif
+
+/* Note [Nansum cols in blocks of 8 rows]
+ * A nansum over rows further apart (dim 0 of a matrix) took each row
+ * into the per-column records (h, l, c) one row at a time: three loads
+ * and three stores per element read, and for float64 the two-sum of
+ * every element.  Over dim 0 of a 2048^2 float64 matrix that was 4.0-4.4
+ * ms, four times our own sum (0.94-1.2 ms) and 2.3 times a plain C sum
+ * (1.76 ms; PyTorch's nansum 3.3-4.5 ms); float32 1.7-2.1 ms against
+ * 0.8.  Now 8 rows at a time, as the sums' blocks do (Note [Cols in
+ * blocks of 8 rows]): each column's 8 values, NaNs made +0, add as a
+ * pairwise tree in float64, and the block sum goes into the records once
+ * (a two-sum for float64, so the compensated sum runs over block sums:
+ * the tree adds at most 3 roundings, each within 2^-53 of the block's
+ * magnitudes, where NumPy adds the rows one by one); the not-NaN masks
+ * add up to the block's count.  Each column's order depends on its own
+ * rows only (blocks start at the call's first row), and the vector form
+ * and its scalar tail do the same operations, so the AVX2 and baseline
+ * clones and any tile width give the same bits. */
+#define DEF_NANCOLS8_TAIL(N, T, LD, ADD)                                    \
+    static TL_ALWAYS_INLINE void nancols8_##N##_tail(                       \
+        double *h, double *l, uint64_t *c, const T *const *q, int64_t j,    \
+        int64_t n)                                                          \
+    {                                                                       \
+        for (; j < n; j++) {                                                \
+            double y[8];                                                    \
+            uint64_t cnt = 0;                                               \
+            for (int k = 0; k < 8; k++) {                                   \
+                const double x = (double)LD(q[k][j]);                       \
+                const int ok = x == x;                                      \
+                y[k] = ok ? x : 0.0;                                        \
+                cnt += (uint64_t)ok;                                        \
+            }                                                               \
+            ADD(h[j], l[j],                                                 \
+                ((y[0] + y[1]) + (y[2] + y[3])) +                           \
+                    ((y[4] + y[5]) + (y[6] + y[7])));                       \
+            c[j] += cnt;                                                    \
+        }                                                                   \
+    }
+#define DEF_NANCOLS8_SCALAR(N, T, LD, ADD)                                  \
+    DEF_NANCOLS8_TAIL(N, T, LD, ADD)                                        \
+    static void nancols8_##N(double *h, double *l, uint64_t *c,             \
+                             const T *const *q, int64_t n)                  \
+    {                                                                       \
+        nancols8_##N##_tail(h, l, c, q, 0, n);                              \
+    }
+DEF_NANCOLS8_SCALAR(f16, uint16_t, LDH, NAN_ADD_PLAIN)
+DEF_NANCOLS8_SCALAR(bf16, uint16_t, LDBF, NAN_ADD_PLAIN)
+#if defined(__GNUC__)
+DEF_NANCOLS8_TAIL(s_f32, float, LDID, NAN_ADD_PLAIN)
+DEF_NANCOLS8_TAIL(s_f64, double, LDID, NAN_ADD_COMP)
+#define NAN_KEEP(x, k) ((nan_v4d)((nan_v4i)(x) & (k)))
+/* y[r] = the 4 values of row r at column j with NaNs made +0, k[r] their
+ * not-NaN masks; LOAD4(x, p) loads 4 values at p as a nan_v4d. */
+#define NANCOLS8_LOAD(y, k, q, j, LOAD4)                                    \
+    for (int r_ = 0; r_ < 8; r_++) {                                        \
+        nan_v4d x_;                                                         \
+        LOAD4(x_, (q)[r_] + (j));                                           \
+        (k)[r_] = x_ == x_;                                                 \
+        (y)[r_] = NAN_KEEP(x_, (k)[r_]);                                    \
+    }
+#define NAN_TREE8(v)                                                        \
+    (((v)[0] + (v)[1]) + ((v)[2] + (v)[3])) +                               \
+        (((v)[4] + (v)[5]) + ((v)[6] + (v)[7]))
+#define NAN_LOAD4_F64(x, p) memcpy(&(x), (p), sizeof(x))
+#define NAN_LOAD4_F32(x, p)                                                 \
+    do {                                                                    \
+        typedef nan_v4d v4d; /* for CVT4D */                                \
+        nan_v4f f_;                                                         \
+        memcpy(&f_, (p), sizeof f_);                                        \
+        (x) = CVT4D(f_);                                                    \
+    } while (0)
+
+static TL_ALWAYS_INLINE void nancols8_v_f32_body(double *h, double *l,
+                                                 uint64_t *c,
+                                                 const float *const *q,
+                                                 int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        nan_v4d y[8], hv;
+        nan_v4i k[8], cv;
+        NANCOLS8_LOAD(y, k, q, j, NAN_LOAD4_F32)
+        memcpy(&hv, h + j, sizeof hv);
+        memcpy(&cv, c + j, sizeof cv);
+        hv += NAN_TREE8(y);
+        cv -= NAN_TREE8(k);
+        memcpy(h + j, &hv, sizeof hv);
+        memcpy(c + j, &cv, sizeof cv);
+    }
+    nancols8_s_f32_tail(h, l, c, q, j, n);
+}
+
+static TL_ALWAYS_INLINE void nancols8_v_f64_body(double *h, double *l,
+                                                 uint64_t *c,
+                                                 const double *const *q,
+                                                 int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        nan_v4d y[8], hv, lv;
+        nan_v4i k[8], cv;
+        NANCOLS8_LOAD(y, k, q, j, NAN_LOAD4_F64)
+        memcpy(&hv, h + j, sizeof hv);
+        memcpy(&lv, l + j, sizeof lv);
+        memcpy(&cv, c + j, sizeof cv);
+        const nan_v4d s = NAN_TREE8(y);
+        const nan_v4d t = hv + s; /* dd_acc, 4 columns */
+        const nan_v4d b = t - hv;
+        lv += (hv - (t - b)) + (s - b);
+        cv -= NAN_TREE8(k);
+        memcpy(h + j, &t, sizeof t);
+        memcpy(l + j, &lv, sizeof lv);
+        memcpy(c + j, &cv, sizeof cv);
+    }
+    nancols8_s_f64_tail(h, l, c, q, j, n);
+}
+#undef NAN_KEEP
+DISPATCHED(nancols8_v_f32,
+           (double *h, double *l, uint64_t *c, const float *const *q,
+            int64_t n),
+           (h, l, c, q, n))
+DISPATCHED(nancols8_v_f64,
+           (double *h, double *l, uint64_t *c, const double *const *q,
+            int64_t n),
+           (h, l, c, q, n))
+#define nancols8_f32 nancols8_v_f32
+#define nancols8_f64 nancols8_v_f64
+#else
+DEF_NANCOLS8_SCALAR(f32, float, LDID, NAN_ADD_PLAIN)
+DEF_NANCOLS8_SCALAR(f64, double, LDID, NAN_ADD_COMP)
+#endif
 DEF_NANSUM(f16, uint16_t, LDH, NAN_ADD_PLAIN, nanlanes_f16_body,
-           nancolrow_f16)
+           nancolrow_f16, nancols8_f16)
 DEF_NANSUM(bf16, uint16_t, LDBF, NAN_ADD_PLAIN, nanlanes_bf16_body,
-           nancolrow_bf16)
+           nancolrow_bf16, nancols8_bf16)
 DEF_NANSUM(f32, float, LDID, NAN_ADD_PLAIN, NANSUM_ROW_LANES_f32,
-           nancolrow_f32)
-DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP, nanlanes_f64, nancolrow_f64)
+           nancolrow_f32, nancols8_f32)
+DEF_NANSUM(f64, double, LDID, NAN_ADD_COMP, nanlanes_f64, nancolrow_f64,
+           nancols8_f64)
 
 #if defined(__GNUC__)
 DISPATCHED(nanlanes_nc_f64,
