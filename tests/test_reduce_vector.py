@@ -1168,6 +1168,28 @@ def test_nansum_cols_blocks_of_8(dt, rows):
         tl.set_num_threads(old)
 
 
+@pytest.mark.parametrize("dt", [np.uint8, np.int8, np.uint16, np.int16,
+                                np.uint32, np.int32, np.uint64, np.int64])
+def test_int_extrema_cols_blocks(dt):
+    """Note [Integer extrema blocks in AVX-512]: max/min over far rows of
+    every integer width, the extremes of the type included, with column
+    counts around the 64-byte step and its portable tail, on views."""
+    info = np.iinfo(dt)
+    rng = np.random.default_rng(np.dtype(dt).itemsize)
+    # rows more than 2 KiB apart take the blocks (closer ones the strips)
+    for rows, cols in ((8, 64), (17, 1031), (9, 7), (64, 300), (9, 2100)):
+        a = rng.integers(info.min, info.max, (rows, cols), dtype=dt,
+                         endpoint=True)
+        a[rng.integers(rows), rng.integers(cols)] = info.max
+        a[rng.integers(rows), rng.integers(cols)] = info.min
+        for x in (a, a[::-1], a[:, 1:], a[1:, :-3]):
+            for op, ref in (("amax", np.max), ("amin", np.min)):
+                np.testing.assert_array_equal(
+                    getattr(tl, op)(t(x), dim=0).numpy(), ref(x, axis=0))
+            v, i = tl.max(t(x), dim=0)
+            np.testing.assert_array_equal(v.numpy(), x.max(axis=0))
+
+
 def test_nansum_without_count_rows_and_threads():
     """Note [Nansum without the count]: float32 nansum rows (any length,
     NaNs and infinities anywhere) against a float64 reference, nanmean
