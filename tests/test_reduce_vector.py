@@ -1035,6 +1035,36 @@ def test_extrema_cols_strips_nan_and_zeros(dt, shape):
                               [True] * len(cols[1:3])), op
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [8, 9, 16, 23, 64])
+def test_extrema_cols_blocks_nan_and_zeros(dt, rows):
+    """The 8-row max/min blocks over far rows (the portable
+    compare-and-blend of DEF_VCOLS for floats): NumPy's values, NaN wherever a
+    column holds one (first, last or middle row of a block), the first
+    of equal zeros in row order kept, infinities, on column counts around
+    the 64-byte step and views."""
+    rng = np.random.default_rng(rows)
+    ncol = 600 if dt == np.float64 else 1100  # rows over 2 KiB apart
+    a = rng.standard_normal((rows, ncol)).astype(dt)
+    cols = rng.choice(ncol - 8, size=9, replace=False)
+    a[0, cols[0]] = np.nan
+    a[rows - 1, cols[1]] = np.nan
+    a[3, cols[2]], a[5, cols[2]] = np.nan, np.inf
+    a[:, cols[3:5]] = 0.0
+    a[0, cols[3:5]] = -0.0  # first in row order
+    a[:, cols[5]] = -0.0
+    a[2, cols[5]] = 0.0
+    a[4, cols[6]], a[6, cols[7]] = np.inf, -np.inf
+    for x in (a, a[:, 3:], a[1:, :-5]):
+        for op in ("amax", "amin"):
+            got = getattr(tl, op)(t(x), dim=0).numpy()
+            np.testing.assert_array_equal(got, getattr(np, op)(x, axis=0))
+        if x is a:  # -0.0 comes first in these columns, so it is kept
+            for op in ("amax", "amin"):
+                got = getattr(tl, op)(t(x), dim=0).numpy()
+                assert np.all(np.signbit(got[cols[3:6]])), op
+
+
 @pytest.mark.parametrize("shape", [(16, 40, 128), (3, 33, 300),
                                    (2, 5, 260)])
 def test_nansum_cols_strips(shape):
