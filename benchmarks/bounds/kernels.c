@@ -13,6 +13,7 @@
  * bound of an allocating op is the op with an allocator that costs
  * nothing. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -35,47 +36,71 @@ static void *part_main(void *p)
 /* Worker threads, started on first use and kept for the process, as the
  * libraries' own pools are: a pthread_create and join per call cost tens
  * of microseconds, a large part of a two-thread reduction of 16 MiB (100-
- * 400 us).  A job is the parts of one par() call: the caller runs part 0,
- * worker k (k >= 1) part k, and the caller waits until all are done. */
+ * 400 us), and so does waking a thread blocked on a condition variable
+ * on this VM.  So a worker spins on the job counter for a while (some
+ * 100 us) before it blocks, as the caller does while it waits.  A
+ * job is the parts of one par() call: the caller runs part 0, worker k
+ * (k >= 1) part k; every started worker acknowledges every job, so none
+ * can lag into the next one. */
+#define POOL_SPINS 5000
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_go = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t pool_done = PTHREAD_COND_INITIALIZER;
-static int pool_workers;    /* started; worker k runs part k */
-static uint64_t pool_gen;   /* bumped for each job */
-static const part *pool_parts;
-static int pool_used;       /* parts in the current job */
-static int pool_left;       /* workers' parts not yet finished */
+static int pool_workers;            /* started (under pool_mu) */
+static _Atomic uint64_t pool_gen;   /* bumped for each job */
+static _Atomic int pool_left;       /* workers yet to finish the job */
+static uint64_t pool_gen0[MAXT];    /* pool_gen when worker k started */
+static const part *pool_parts;      /* the job: set before pool_gen moves */
+static int pool_used;
+
+static void pool_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 static void *pool_main(void *arg)
 {
     const int id = (int)(intptr_t)arg;
-    uint64_t seen = 0;
-    pthread_mutex_lock(&pool_mu);
+    uint64_t seen = pool_gen0[id]; /* jobs after that one are ours */
     for (;;) {
-        while (pool_gen == seen) {
-            pthread_cond_wait(&pool_go, &pool_mu);
+        uint64_t g;
+        int spins = 0;
+        while ((g = atomic_load(&pool_gen)) == seen && spins < POOL_SPINS) {
+            pool_pause();
+            spins++;
         }
-        seen = pool_gen;
+        if (g == seen) {
+            pthread_mutex_lock(&pool_mu);
+            while ((g = atomic_load(&pool_gen)) == seen) {
+                pthread_cond_wait(&pool_go, &pool_mu);
+            }
+            pthread_mutex_unlock(&pool_mu);
+        }
+        seen = g;
         if (id < pool_used) {
             part p = pool_parts[id];
-            pthread_mutex_unlock(&pool_mu);
             part_main(&p);
+        }
+        if (atomic_fetch_sub(&pool_left, 1) == 1) {
             pthread_mutex_lock(&pool_mu);
-            if (--pool_left == 0) {
-                pthread_cond_signal(&pool_done);
-            }
+            pthread_cond_signal(&pool_done);
+            pthread_mutex_unlock(&pool_mu);
         }
     }
     return NULL;
 }
 
-/* Starts workers up to want (1 .. MAXT - 1); returns how many run. */
+/* Starts workers up to want (at most MAXT - 1), between jobs; returns how
+ * many run. */
 static int pool_start(int want)
 {
     pthread_mutex_lock(&pool_mu);
     while (pool_workers < want) {
         pthread_t th;
         const int id = pool_workers + 1;
+        pool_gen0[id] = atomic_load(&pool_gen);
         if (pthread_create(&th, NULL, pool_main, (void *)(intptr_t)id) != 0) {
             break;
         }
@@ -115,16 +140,20 @@ static void par(void (*fn)(void *, int64_t, int64_t), void *ctx, int64_t n,
     pthread_mutex_lock(&pool_mu);
     pool_parts = parts;
     pool_used = pooled;
-    pool_left = pooled - 1;
-    pool_gen++;
+    atomic_store(&pool_left, workers);
+    atomic_fetch_add(&pool_gen, 1); /* publishes the job (seq_cst) */
     pthread_cond_broadcast(&pool_go);
     pthread_mutex_unlock(&pool_mu);
     part_main(&parts[0]);
     for (int t = pooled; t < used; t++) {
         part_main(&parts[t]); /* no worker for it: do it here */
     }
+    for (int spins = 0; atomic_load(&pool_left) > 0 && spins < POOL_SPINS;
+         spins++) {
+        pool_pause();
+    }
     pthread_mutex_lock(&pool_mu);
-    while (pool_left > 0) {
+    while (atomic_load(&pool_left) > 0) {
         pthread_cond_wait(&pool_done, &pool_mu);
     }
     pthread_mutex_unlock(&pool_mu);
