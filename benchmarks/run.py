@@ -101,10 +101,12 @@ def load_bounds():
                 return None, "no C compiler"
             os.makedirs(os.path.dirname(BOUNDS_LIB), exist_ok=True)
             tmp = BOUNDS_LIB + f".{os.getpid()}.tmp"
+            # (not under a sanitizer runtime preloaded for the tests)
+            env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
             subprocess.run([cc, "-O3", "-march=native", "-std=c11",
                             "-D_GNU_SOURCE", "-shared", "-fPIC", "-pthread",
                             BOUNDS_SRC, "-o", tmp], check=True,
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
             os.replace(tmp, BOUNDS_LIB)
         k = ctypes.CDLL(BOUNDS_LIB)
     except (OSError, subprocess.CalledProcessError) as e:
