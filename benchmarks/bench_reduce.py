@@ -233,7 +233,7 @@ def print_row(label, k, best):
 
 RED_OPS = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax",
            "argmin", "var", "std", "any", "all", "count_nonzero", "nansum",
-           "logsumexp"]
+           "logsumexp", "nanmean", "vector_norm", "aminmax"]
 
 
 def red_fns(op, x, X, TX, dim):
@@ -257,6 +257,17 @@ def red_fns(op, x, X, TX, dim):
         return (lambda: tl.logsumexp(X, dim=d),
                 sp_logsumexp and (lambda: sp_logsumexp(x, axis=ax)),
                 TX is not None and (lambda: torch.logsumexp(TX, dim=d)))
+    if op == "vector_norm":  # the 2-norm; NumPy's np.linalg.norm
+        kw = {} if dim is None else {"dim": dim}
+        return (lambda: tl.linalg.vector_norm(X, **kw),
+                lambda: np.linalg.norm(x, axis=ax),
+                TX is not None and (
+                    lambda: torch.linalg.vector_norm(TX, **kw)))
+    if op == "aminmax":  # NumPy has no one-pass form: its min and max
+        kw = {} if dim is None else {"dim": dim}
+        return (lambda: tuple(tl.aminmax(X, **kw)),
+                lambda: (np.min(x, axis=ax), np.max(x, axis=ax)),
+                TX is not None and (lambda: tuple(torch.aminmax(TX, **kw))))
     if op == "count_nonzero":
         kw = {} if dim is None else {"dim": dim}
         return (lambda: tl.count_nonzero(X, **kw),
@@ -271,7 +282,8 @@ def red_fns(op, x, X, TX, dim):
 
 # The plain-C bound of a reductions row (tlb_reduce in bounds/kernels.c):
 # the op family it times, by the table's op, and the dtype codes.
-BOUND_OP = {"sum": 0, "mean": 0, "nansum": 0, "prod": 1, "amax": 2,
+BOUND_OP = {"sum": 0, "mean": 0, "nansum": 0, "nanmean": 0, "prod": 1,
+            "amax": 2,
             "max": 2, "argmax": 2, "any": 2, "amin": 3, "min": 3,
             "argmin": 3, "all": 3, "count_nonzero": 4, "var": 5, "std": 5}
 BOUND_DTYPE = {np.dtype(np.float32): 0, np.dtype(np.float64): 1,
@@ -336,7 +348,7 @@ def red_layouts(quick):
 def red_cases(ops, fam):
     """(op, variant) pairs of the table for one dtype family: any/all run
     once per bool variant (on the float32 pass), mean/var/std/logsumexp/
-    nansum skip int32."""
+    nansum/nanmean/vector_norm skip int32."""
     for op in RED_OPS:
         if ops and op not in ops:
             continue
@@ -346,7 +358,7 @@ def red_cases(ops, fam):
                 yield op, "full"
             continue
         if fam == "int32" and op in ("mean", "var", "std", "logsumexp",
-                                     "nansum"):
+                                     "nansum", "nanmean", "vector_norm"):
             continue
         yield op, None
 

@@ -340,3 +340,31 @@ def test_leak_loop_flat():
     after = tl.memory_stats()
     assert [sys.getrefcount(o) for o in (a, s)] == refs
     assert after["active_bytes"] == stats["active_bytes"]
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64"])
+def test_vector_norm_2_real_fast_path_bits(dt):
+    """vector_norm(ord=2) of a real tensor squares x itself (no abs pass):
+    the same bits as squaring |x|, with NaN, infinities and -0.0 in it,
+    over every dim choice and keepdim, on a view; and NumPy's values."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((6, 7, 5))
+    a[0, 0, 0], a[1, 2, 3], a[2, 1, 0] = np.nan, -np.inf, -0.0
+    x = tl.tensor(a).to(getattr(tl, dt))[:, ::2]
+    ax = x.abs()
+    for dim in (None, 0, 1, (0, 2), (-1,)):
+        for keepdim in (False, True):
+            kw = {"dim": dim} if dim is not None else {}
+            got = tl.linalg.vector_norm(x, 2, keepdim=keepdim, **kw)
+            ref = (ax * ax).sum(dim if dim is not None else (0, 1, 2),
+                                keepdim=keepdim).sqrt()
+            assert got.dtype == x.dtype and got.shape == ref.shape
+            assert got.to(tl.float64).numpy().tobytes() == \
+                ref.to(tl.float64).numpy().tobytes(), (dim, keepdim)
+    if dt in ("float32", "float64"):
+        b = a[:, ::2][1:].astype(dt)  # no NaN or inf in these rows
+        np.testing.assert_allclose(
+            tl.linalg.vector_norm(tl.from_numpy(np.ascontiguousarray(b)),
+                                  dim=1).numpy(),
+            np.linalg.norm(b, axis=1),
+            rtol=1e-6 if dt == "float32" else 1e-13)
