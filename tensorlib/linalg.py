@@ -1226,10 +1226,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None,
         if keepdim is False and x.ndim:
             pass
     dim = tuple(dim)
-    if ord == 2 and not x.dtype.is_complex and dim and x.ndim:
-        # x * x is |x| * |x| bit for bit: no abs pass and no temporary
-        # for it (a third less memory traffic than the general path)
-        return _into(out, (x * x).sum(dim, keepdim=keepdim).sqrt(), fname)
+    if ord == 2 and dim and x.ndim:
+        # one pass, squares in float64, no temporary (Note [The 2-norm as
+        # var's second pass] in csrc/core/reduce.c)
+        return _into(out, _C._vector_norm2(x, dim, keepdim), fname)
     a = x.abs()
     if a.numel() == 0 and ord in (float("inf"), float("-inf")) and \
             any(x.shape[d] == 0 for d in dim):

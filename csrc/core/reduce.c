@@ -1229,12 +1229,17 @@ tl_tensor_impl *tl_reduce(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     return dest_finish(&d);
 }
 
-tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
-                              int ndims, const int64_t *dims,
-                              double correction, bool keepdim, bool take_sqrt)
+/* var/std (sumsq false) or, with sumsq, the 2-norm: var's second pass
+ * with every mean 0 and a finish that neither subtracts the mean's term
+ * nor divides (Note [The 2-norm as var's second pass]).  name: for
+ * errors.  Returns: new reference, or NULL. */
+static tl_tensor_impl *reduce_var_impl(const char *name, tl_tensor_impl *out,
+                                       tl_tensor_impl *a, int ndims,
+                                       const int64_t *dims,
+                                       double correction, bool keepdim,
+                                       bool take_sqrt, bool sumsq)
 {
     const int op = take_sqrt ? TL_REDUCE_STD : TL_REDUCE_VAR;
-    const char *name = op_names[op];
     if (!a) {
         tl_error(TL_ERR_VALUE, "%s: the input is NULL", name);
         return NULL;
@@ -1275,7 +1280,7 @@ tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
     }
     int rc;
     if (in->numel == 0) {
-        rc = fill_empty(op, d.dest);
+        rc = fill_empty(sumsq ? TL_REDUCE_SUM : op, d.dest);
     } else {
         rlayout L;
         rc = layout_build(&L, in, mask, keepdim, 1, &d.dest);
@@ -1284,10 +1289,13 @@ tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
             means = scratch(L.nout * (int64_t)sizeof(tl_racc));
             rc = means ? 0 : tl_error_kind();
         }
-        if (rc == 0) {
+        tl_tensor_impl *pins[2] = {in, d.dest};
+        rrun R;
+        if (rc == 0 && sumsq) {
+            memset(tl_impl_data(means), 0,
+                   (size_t)L.nout * sizeof(tl_racc));
+        } else if (rc == 0) {
             tl_racc *m = (tl_racc *)tl_impl_data(means);
-            tl_tensor_impl *pins[2] = {in, d.dest};
-            rrun R;
             memset(&R, 0, sizeof R);
             R.L = &L;
             R.k = k1;
@@ -1303,19 +1311,20 @@ tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
                                   ? v[1] / (double)L.M
                                   : 0;
             }
-            if (rc == 0) {
-                memset(&R, 0, sizeof R);
-                R.L = &L;
-                R.k = k2;
-                R.fin.count = L.M;
-                R.fin.correction = correction;
-                R.fin.take_sqrt = take_sqrt;
-                R.nouts = 1;
-                R.out_dtype[0] = d.dest->dtype;
-                R.res_dtype[0] = rt;
-                R.aux = m;
-                rc = run(&R, pins, 2);
-            }
+        }
+        if (rc == 0) {
+            memset(&R, 0, sizeof R);
+            R.L = &L;
+            R.k = k2;
+            R.fin.count = L.M;
+            R.fin.correction = correction;
+            R.fin.take_sqrt = take_sqrt;
+            R.fin.sumsq = sumsq;
+            R.nouts = 1;
+            R.out_dtype[0] = d.dest->dtype;
+            R.res_dtype[0] = rt;
+            R.aux = (const tl_racc *)tl_impl_data(means);
+            rc = run(&R, pins, 2);
         }
         tl_tensor_decref(means);
     }
@@ -1325,6 +1334,31 @@ tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
         return NULL;
     }
     return dest_finish(&d);
+}
+
+tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
+                              int ndims, const int64_t *dims,
+                              double correction, bool keepdim, bool take_sqrt)
+{
+    return reduce_var_impl(op_names[take_sqrt ? TL_REDUCE_STD : TL_REDUCE_VAR],
+                           out, a, ndims, dims, correction, keepdim,
+                           take_sqrt, false);
+}
+
+/* Note [The 2-norm as var's second pass]
+ * sqrt(sum |x|^2) over dims is var's second pass with every mean 0: the
+ * same kernels square each element in float64 (exact for float32, whose
+ * squares need 48 bits) and add the squares compensated, in one pass with
+ * no temporary, where (x * x).sum().sqrt() wrote and read back a
+ * temporary (2.3-5.7 of the faster peer whole and innermost).  The finish
+ * skips the mean's correction term and the division.  An empty reduction
+ * gives 0; an infinity gives inf, a NaN NaN. */
+tl_tensor_impl *tl_reduce_norm2(tl_tensor_impl *out, tl_tensor_impl *a,
+                                int ndims, const int64_t *dims,
+                                bool keepdim)
+{
+    return reduce_var_impl("linalg.vector_norm", out, a, ndims, dims, 0,
+                           keepdim, true, true);
 }
 
 tl_tensor_impl *tl_reduce_arg(int op, tl_tensor_impl *out, tl_tensor_impl *a,

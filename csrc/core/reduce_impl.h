@@ -99,6 +99,7 @@ typedef struct tl_rfinish {
     bool mean;         /* sum: divide by count */
     double correction; /* var */
     bool take_sqrt;    /* std */
+    bool sumsq;        /* var's kernels as a plain sum of squares (norm2) */
 } tl_rfinish;
 
 /* Columns processed by one cols() call at most.  Over rows far apart (dim

@@ -288,6 +288,11 @@ static void fin_cdd(const tl_racc *a, const tl_rfinish *f, void *dst)
 
 static void fin_var(const tl_racc *a, const tl_rfinish *f, void *dst)
 {
+    if (f->sumsq) { /* tl_reduce_norm2: the squares from 0, undivided */
+        const double ss = dd_value(a->v.d[0], a->v.d[3]);
+        *(double *)dst = f->take_sqrt ? sqrt(ss) : ss;
+        return;
+    }
     const double n = (double)f->count;
     double ss = dd_value(a->v.d[0], a->v.d[3]) -
                 (a->v.d[1] * a->v.d[1] + a->v.d[2] * a->v.d[2]) / n;

@@ -475,6 +475,33 @@ static const char *const f_var_names[] = {"input", "dim", "unbiased",
 VAR_FORMS(var, false)
 VAR_FORMS(std, true)
 
+/* _vector_norm2(input, dim, keepdim, out=None): the 2-norm over dim (an
+ * int or a tuple; None: all), tl_reduce_norm2 (linalg.vector_norm's
+ * ord=2 path). */
+static const char *const f_norm2_names[] = {"input", "dim", "keepdim", "out",
+                                            NULL};
+static PyObject *f_vector_norm2(PyObject *m, PyObject *const *args,
+                                Py_ssize_t nargs, PyObject *kw)
+{
+    const char *fname = "linalg.vector_norm";
+    tl_mstate *st = tl_state_of_module(m);
+    PyObject *a[4];
+    if (tl_py_parse_args(args, nargs, kw, f_norm2_names, 3, a, fname) < 0 ||
+        check_input(st, a[0], fname) < 0) {
+        return NULL;
+    }
+    int64_t dims[TL_MAX_DIMS];
+    bool kd;
+    tl_tensor_impl *out;
+    int nd = parse_dims(a[1], dims, fname, true);
+    if (nd == -1 || parse_keepdim(a[2], &kd, fname) < 0 ||
+        tl_py_parse_out(st, a[3], &out, fname) < 0) {
+        return NULL;
+    }
+    return wrap(st, tl_reduce_norm2(out, tl_py_impl(a[0]), nd < 0 ? 0 : nd,
+                                    nd < 0 ? NULL : dims, kd));
+}
+
 /* ---- tables --------------------------------------------------------------------- */
 
 #define DIMS_DOC                                                            \
@@ -576,6 +603,9 @@ PyMethodDef tl_reduce_functions[] = {
     {"std", CF(f_std), FASTKW,
      "std(input, dim=None, unbiased=None, keepdim=False, *, "
      "correction=None, out=None)\n--\n\nStandard deviation over dim."},
+    {"_vector_norm2", CF(f_vector_norm2), FASTKW,
+     "_vector_norm2(input, dim=None, keepdim=False, out=None)\n--\n\n"
+     "The 2-norm over dim in one pass (linalg.vector_norm's ord=2)."},
     {"nansum", CF(f_nansum), FASTKW,
      "nansum(input, dim=None, keepdim=False, *, dtype=None, out=None)\n--\n\n"
      "Sum over dim with NaN counted as zero (one pass; complex refused).  "

@@ -121,6 +121,13 @@ TL_API tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
                                      double correction, bool keepdim,
                                      bool take_sqrt);
 
+/* The 2-norm sqrt(sum |x|^2) over dims (all when ndims is 0) of a floating
+ * point or complex tensor, in one pass; the result's dtype is real.
+ * Returns: new reference, or NULL. */
+TL_API tl_tensor_impl *tl_reduce_norm2(tl_tensor_impl *out, tl_tensor_impl *a,
+                                       int ndims, const int64_t *dims,
+                                       bool keepdim);
+
 /* argmax / argmin (op TL_REDUCE_ARGMAX or TL_REDUCE_ARGMIN) along *dim, or
  * over the flattened tensor when dim is NULL (keepdim then keeps every dim
  * as size 1).  The index of the first maximal (minimal) element, or of the
