@@ -1246,8 +1246,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None,
             (a != 0).to(a.dtype)
     elif ord == 1:
         r = a.sum(dim, keepdim=keepdim) if x.ndim else a
-    elif ord == 2:
-        r = (a * a).sum(dim, keepdim=keepdim).sqrt() if x.ndim else a
+    elif ord == 2:  # a 0-d x here: the norm over dims is tl_reduce_norm2
+        r = a
     else:
         p = float(ord)
         r = (a ** p).sum(dim, keepdim=keepdim) ** (1.0 / p) if x.ndim \
