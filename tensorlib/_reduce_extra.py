@@ -5,9 +5,10 @@ reductions (csrc/core/reduce.c's machinery: its dims, keepdim, dtype= and
 out= rules, its deterministic accumulation) with PyTorch's signatures,
 result dtypes and refusals.
 
-They live in Python for now: each is a handful of C-implemented ops, so the
-cost over a fused C version is one temporary per step (documented in
-docs/differences.md); a C version would go in csrc/core/reduce_extra.c.
+Most live in Python: each is a handful of C-implemented ops, so the cost
+over a fused C version is one temporary per step (documented in
+docs/differences.md).  nansum, nanmean, logsumexp and (on the CPU) aminmax
+check their arguments here and run one C kernel.
 """
 from __future__ import annotations
 
@@ -196,7 +197,7 @@ def aminmax(input, *, dim: Optional[int] = None, keepdim: bool = False,
     if dim is not None and not isinstance(dim, int):
         raise TypeError("aminmax(): argument 'dim' must be int, not %s"
                         % type(dim).__name__)
-    if input.dtype == _C.bool or _is_complex(input.dtype):
+    if _is_complex(input.dtype):
         raise TypeError("aminmax(): %s is not supported" % (input.dtype,))
     if input.numel() == 0 and dim is None:
         raise _C.ShapeError("aminmax(): cannot compute aminmax over an "
@@ -208,8 +209,13 @@ def aminmax(input, *, dim: Optional[int] = None, keepdim: bool = False,
             raise TypeError("aminmax(): out must be a (min, max) pair of "
                             "tensors")
         omin, omax = out
-    lo = _C.amin(input, dim, keepdim, out=omin)
-    hi = _C.amax(input, dim, keepdim, out=omax)
+    if input.device.type == "cpu":
+        # One read of the input (Note [Aminmax in one read]).
+        lo, hi = _C._aminmax(input, dim, keepdim, min_out=omin,
+                             max_out=omax)
+    else:
+        lo = _C.amin(input, dim, keepdim, out=omin)
+        hi = _C.amax(input, dim, keepdim, out=omax)
     return aminmax_result(lo, hi)
 
 

@@ -677,6 +677,7 @@ typedef struct rrun {
     int out_dtype[2];
     int res_dtype[2];
     bool out_index[2];     /* writes the record's index (int64) */
+    bool out_slot1[2];     /* finishes from v slot 1 (aminmax's max) */
     tl_racc *raw;          /* instead of outputs: records by output index */
     const tl_racc *aux;    /* per output (var's means), or NULL */
     int64_t rchunk, nrc, oblock, nob;
@@ -825,7 +826,14 @@ static void emit(const rrun *R, int64_t o, int64_t n, const tl_racc *buf)
             fdt = R->k->final_dtype;
             const int64_t fi = tl_itemsize(fdt);
             for (int64_t i = 0; i < n; i++) {
-                R->k->finish(&buf[i], &R->fin, fbuf + i * fi);
+                tl_racc t;
+                const tl_racc *a = &buf[i];
+                if (R->out_slot1[q]) {
+                    t = buf[i];
+                    t.v.u[0] = t.v.u[1];
+                    a = &t;
+                }
+                R->k->finish(a, &R->fin, fbuf + i * fi);
             }
         }
         const unsigned char *src = fbuf;
@@ -1447,6 +1455,96 @@ tl_tensor_impl *tl_reduce_arg(int op, tl_tensor_impl *out, tl_tensor_impl *a,
     return dest_finish(&d);
 }
 
+/* The driver of the two-output reductions: max/min along a dim (values
+ * and indices: index1) and aminmax (min and max: v slots 0 and 1).  k:
+ * the kernel for kin; mask: the reduced dims (validated, none empty); rt0,
+ * rt1: the result dtypes; out0 / out1: optional out= tensors.  On success
+ * *res0 and *res1 receive new references.  Returns 0 or an error. */
+static int reduce_pair(const char *name, const tl_rkernel *k,
+                       tl_tensor_impl *a, int kin, uint64_t mask,
+                       bool keepdim, int rt0, int rt1, bool index1,
+                       tl_tensor_impl *out0, tl_tensor_impl *out1,
+                       tl_tensor_impl **res0, tl_tensor_impl **res1)
+{
+    int rc;
+    int64_t ks[TL_MAX_DIMS], rs[TL_MAX_DIMS];
+    int rnd;
+    bool rsz[2] = {false, false};
+    result_shapes(a, mask, keepdim, ks, &rnd, rs);
+    if (out0 && (rc = check_out(out0, a, rnd, rs, rt0, -1, &rsz[0])) < 0) {
+        return rc;
+    }
+    if (out1 && (rc = check_out(out1, a, rnd, rs, rt1, -1, &rsz[1])) < 0) {
+        return rc;
+    }
+    if (out0 && out1 && tl_may_share_memory(out0, out1)) {
+        return tl_error(TL_ERR_SHAPE, "%s(): the two out= tensors share "
+                        "memory", name);
+    }
+    tl_tensor_impl *in = prepare_input(a, kin);
+    if (!in) {
+        return tl_error_kind();
+    }
+    rdest d[2];
+    if (dest_init(&d[0], out0, in, rnd, rs, rt0, rsz[0]) < 0) {
+        tl_tensor_decref(in);
+        return tl_error_kind();
+    }
+    if (dest_init(&d[1], out1, in, rnd, rs, rt1, rsz[1]) < 0) {
+        tl_tensor_decref(d[0].dest);
+        tl_tensor_decref(in);
+        return tl_error_kind();
+    }
+    rc = 0;
+    if (d[0].dest->numel > 0) {
+        rlayout L;
+        tl_tensor_impl *dests[2] = {d[0].dest, d[1].dest};
+        rc = layout_build(&L, in, mask, keepdim, 2, dests);
+        if (rc == 0) {
+            rrun R;
+            memset(&R, 0, sizeof R);
+            R.L = &L;
+            R.k = k;
+            R.fin.count = L.M;
+            R.nouts = 2;
+            R.out_dtype[0] = d[0].dest->dtype;
+            R.res_dtype[0] = rt0;
+            R.out_dtype[1] = d[1].dest->dtype;
+            R.res_dtype[1] = rt1;
+            R.out_index[1] = index1;
+            R.out_slot1[1] = !index1;
+            tl_tensor_impl *pins[3] = {in, d[0].dest, d[1].dest};
+            rc = run(&R, pins, 3);
+        }
+    }
+    tl_tensor_decref(in);
+    if (rc < 0) {
+        tl_tensor_decref(d[0].dest);
+        tl_tensor_decref(d[1].dest);
+        return rc;
+    }
+    /* Resize both outs (validated: only memory can fail, and then the
+     * first may be resized but neither is written), then copy. */
+    if (dest_resize(&d[0]) < 0 || dest_resize(&d[1]) < 0) {
+        tl_tensor_decref(d[0].dest);
+        tl_tensor_decref(d[1].dest);
+        return tl_error_kind();
+    }
+    tl_tensor_impl *v = dest_copy(&d[0]);
+    if (!v) {
+        tl_tensor_decref(d[1].dest);
+        return tl_error_kind();
+    }
+    tl_tensor_impl *ix = dest_copy(&d[1]);
+    if (!ix) {
+        tl_tensor_decref(v);
+        return tl_error_kind();
+    }
+    *res0 = v;
+    *res1 = ix;
+    return 0;
+}
+
 int tl_reduce_minmax_dim(int op, tl_tensor_impl *values_out,
                          tl_tensor_impl *indices_out, tl_tensor_impl *a,
                          int64_t dim, bool keepdim, tl_tensor_impl **values,
@@ -1482,83 +1580,33 @@ int tl_reduce_minmax_dim(int op, tl_tensor_impl *values_out,
     if (!k) {
         return tl_error_kind();
     }
-    int64_t ks[TL_MAX_DIMS], rs[TL_MAX_DIMS];
-    int rnd;
-    bool rsz[2] = {false, false};
-    result_shapes(a, mask, keepdim, ks, &rnd, rs);
-    if (values_out &&
-        (rc = check_out(values_out, a, rnd, rs, rt, -1, &rsz[0])) < 0) {
+    return reduce_pair(name, k, a, kin, mask, keepdim, rt, TL_DTYPE_INT64,
+                       true, values_out, indices_out, values, indices);
+}
+
+int tl_reduce_aminmax(tl_tensor_impl *min_out, tl_tensor_impl *max_out,
+                      tl_tensor_impl *a, int ndims, const int64_t *dims,
+                      bool keepdim, tl_tensor_impl **mins,
+                      tl_tensor_impl **maxs)
+{
+    const char *name = "aminmax";
+    if (!a) {
+        return tl_error(TL_ERR_VALUE, "%s: the input is NULL", name);
+    }
+    if (tl_device_cpu_only(a, name) < 0) {
+        return tl_error_kind();
+    }
+    int rt = 0, kin = 0, rc;
+    uint64_t mask = 0;
+    if ((rc = reduce_types(TL_REDUCE_AMAX, a->dtype, -1, &rt, &kin)) < 0 ||
+        (rc = dim_mask(a, ndims, dims, true, &mask)) < 0 ||
+        (rc = check_nonempty(name, a, mask, dims && ndims > 0)) < 0) {
         return rc;
     }
-    if (indices_out && (rc = check_out(indices_out, a, rnd, rs,
-                                       TL_DTYPE_INT64, -1, &rsz[1])) < 0) {
-        return rc;
-    }
-    if (values_out && indices_out &&
-        tl_may_share_memory(values_out, indices_out)) {
-        return tl_error(TL_ERR_SHAPE, "%s(): the values and indices out= "
-                        "tensors share memory", name);
-    }
-    tl_tensor_impl *in = prepare_input(a, kin);
-    if (!in) {
+    const tl_rkernel *k = kernel_for(name, TL_RF_AMINMAX, kin);
+    if (!k) {
         return tl_error_kind();
     }
-    rdest d[2];
-    if (dest_init(&d[0], values_out, in, rnd, rs, rt, rsz[0]) < 0) {
-        tl_tensor_decref(in);
-        return tl_error_kind();
-    }
-    if (dest_init(&d[1], indices_out, in, rnd, rs, TL_DTYPE_INT64, rsz[1]) <
-        0) {
-        tl_tensor_decref(d[0].dest);
-        tl_tensor_decref(in);
-        return tl_error_kind();
-    }
-    rc = 0;
-    if (d[0].dest->numel > 0) {
-        rlayout L;
-        tl_tensor_impl *dests[2] = {d[0].dest, d[1].dest};
-        rc = layout_build(&L, in, mask, keepdim, 2, dests);
-        if (rc == 0) {
-            rrun R;
-            memset(&R, 0, sizeof R);
-            R.L = &L;
-            R.k = k;
-            R.fin.count = L.M;
-            R.nouts = 2;
-            R.out_dtype[0] = d[0].dest->dtype;
-            R.res_dtype[0] = rt;
-            R.out_dtype[1] = d[1].dest->dtype;
-            R.res_dtype[1] = TL_DTYPE_INT64;
-            R.out_index[1] = true;
-            tl_tensor_impl *pins[3] = {in, d[0].dest, d[1].dest};
-            rc = run(&R, pins, 3);
-        }
-    }
-    tl_tensor_decref(in);
-    if (rc < 0) {
-        tl_tensor_decref(d[0].dest);
-        tl_tensor_decref(d[1].dest);
-        return rc;
-    }
-    /* Resize both outs (validated: only memory can fail, and then the
-     * first may be resized but neither is written), then copy. */
-    if (dest_resize(&d[0]) < 0 || dest_resize(&d[1]) < 0) {
-        tl_tensor_decref(d[0].dest);
-        tl_tensor_decref(d[1].dest);
-        return tl_error_kind();
-    }
-    tl_tensor_impl *v = dest_copy(&d[0]);
-    if (!v) {
-        tl_tensor_decref(d[1].dest);
-        return tl_error_kind();
-    }
-    tl_tensor_impl *ix = dest_copy(&d[1]);
-    if (!ix) {
-        tl_tensor_decref(v);
-        return tl_error_kind();
-    }
-    *values = v;
-    *indices = ix;
-    return 0;
+    return reduce_pair(name, k, a, kin, mask, keepdim, rt, rt, false,
+                       min_out, max_out, mins, maxs);
 }

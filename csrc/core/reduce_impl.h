@@ -28,7 +28,9 @@
  * - var/std (second pass): d[0] the sum of squared deviations, d[1] (and
  *   d[2] for complex) the sum of deviations (re, im);
  * - nansum/nanmean: d[0] + d[1] the sum of the non-NaN elements, u[2]
- *   their count. */
+ *   their count;
+ * - aminmax: the min as amin's record in slot 0 (s[0], u[0] or d[0]),
+ *   the max in slot 1. */
 typedef struct tl_racc {
     union {
         double d[4];
@@ -90,6 +92,8 @@ enum {
     TL_RF_NANSUM_NC, /* nansum of real floats: u[2] not kept (Note
                         [Nansum without the count], reduce_kernels.c) */
     TL_RF_COUNT_NONZERO, /* wrapping uint64 count of x != 0 */
+    TL_RF_AMINMAX, /* min in v slot 0, max in slot 1 (Note [Aminmax in
+                      one read], reduce_kernels.c) */
     TL_RF_COUNT
 };
 

@@ -502,6 +502,51 @@ static PyObject *f_vector_norm2(PyObject *m, PyObject *const *args,
                                     nd < 0 ? NULL : dims, kd));
 }
 
+/* _aminmax(input, dim=None, keepdim=False, min_out=None, max_out=None):
+ * (min, max) over dim (an int; None: all) in one read, tl_reduce_aminmax
+ * (tensorlib/_reduce_extra.py's aminmax checks PyTorch's rules first). */
+static const char *const f_aminmax_names[] = {"input", "dim", "keepdim",
+                                              "min_out", "max_out", NULL};
+static PyObject *f_aminmax(PyObject *m, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kw)
+{
+    const char *fname = "aminmax";
+    tl_mstate *st = tl_state_of_module(m);
+    PyObject *a[5];
+    if (tl_py_parse_args(args, nargs, kw, f_aminmax_names, 3, a, fname) < 0 ||
+        check_input(st, a[0], fname) < 0) {
+        return NULL;
+    }
+    int64_t d;
+    bool kd;
+    tl_tensor_impl *o[2];
+    int nd = parse_dims(a[1], &d, fname, false);
+    if (nd == -1 || parse_keepdim(a[2], &kd, fname) < 0 ||
+        tl_py_parse_out(st, a[3], &o[0], fname) < 0 ||
+        tl_py_parse_out(st, a[4], &o[1], fname) < 0) {
+        return NULL;
+    }
+    tl_tensor_impl *lo, *hi;
+    if (tl_reduce_aminmax(o[0], o[1], tl_py_impl(a[0]), nd < 0 ? 0 : 1,
+                          nd < 0 ? NULL : &d, kd, &lo, &hi) < 0) {
+        return tl_py_raise(st);
+    }
+    PyObject *plo = tl_py_wrap(st, lo);
+    if (!plo) {
+        tl_tensor_decref(hi);
+        return NULL;
+    }
+    PyObject *phi = tl_py_wrap(st, hi);
+    if (!phi) {
+        Py_DECREF(plo);
+        return NULL;
+    }
+    PyObject *r = PyTuple_Pack(2, plo, phi);
+    Py_DECREF(plo);
+    Py_DECREF(phi);
+    return r;
+}
+
 /* ---- tables --------------------------------------------------------------------- */
 
 #define DIMS_DOC                                                            \
@@ -603,6 +648,9 @@ PyMethodDef tl_reduce_functions[] = {
     {"std", CF(f_std), FASTKW,
      "std(input, dim=None, unbiased=None, keepdim=False, *, "
      "correction=None, out=None)\n--\n\nStandard deviation over dim."},
+    {"_aminmax", CF(f_aminmax), FASTKW,
+     "_aminmax(input, dim=None, keepdim=False, min_out=None, max_out=None)"
+     "\n--\n\n(min, max) over dim in one read of the input (aminmax)."},
     {"_vector_norm2", CF(f_vector_norm2), FASTKW,
      "_vector_norm2(input, dim=None, keepdim=False, out=None)\n--\n\n"
      "The 2-norm over dim in one pass (linalg.vector_norm's ord=2)."},

@@ -147,6 +147,16 @@ TL_API int tl_reduce_minmax_dim(int op, tl_tensor_impl *values_out,
                                 tl_tensor_impl **values,
                                 tl_tensor_impl **indices);
 
+/* min and max over dims (all when ndims is 0) in one read of the input,
+ * NaN propagating, each in a's dtype (PyTorch's aminmax).  min_out /
+ * max_out: optional out= tensors, not sharing memory.  On success *mins
+ * and *maxs receive new references.  CPU tensors only.  Returns 0 or an
+ * error. */
+TL_API int tl_reduce_aminmax(tl_tensor_impl *min_out, tl_tensor_impl *max_out,
+                             tl_tensor_impl *a, int ndims,
+                             const int64_t *dims, bool keepdim,
+                             tl_tensor_impl **mins, tl_tensor_impl **maxs);
+
 TL_EXTERN_C_END
 
 #endif /* TENSORLIB_REDUCE_H */
