@@ -39,14 +39,15 @@ def test_bound_matches_numpy(br, nt):
                   "bool": base > 0.5}
         for name, x in arrays.items():
             ops = ["amax", "amin"] if name == "bool" else \
-                ["sum", "amax", "amin", "count_nonzero", "var"]
+                ["sum", "amax", "amin", "count_nonzero", "var",
+                 "vector_norm"]
             for op in ops:
                 assert br.bound_fn(op, x, dim, nt) is not None, \
                     (op, name, shape, dim)
                 checked += 1
         p = (1 + 1e-3 * base).astype(np.float32)
         assert br.bound_fn("prod", p, dim, nt) is not None, (shape, dim)
-    assert checked == 5 * (3 * 5 + 2)
+    assert checked == 5 * (3 * 6 + 2)
     # no bound for ops bounded by arithmetic, or for non-contiguous input
     x = rng.standard_normal((8, 8))
     assert br.bound_fn("logsumexp", x, 1, nt) is None

@@ -387,3 +387,77 @@ def test_vector_norm_2_one_pass(dt):
     if dt == "float16":  # x * x in float16 overflowed past 256
         h = tl.tensor([300.0, 400.0], dtype=tl.float16)
         assert float(tl.linalg.vector_norm(h)) == 500.0
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape, dim", [((100003,), None), ((7, 33), 1),
+                                        ((3, 70001), 1), ((301, 70), 0),
+                                        ((5000, 9), 0), ((9, 300, 37), 1),
+                                        ((6, 2000, 130), 1),
+                                        ((40, 8, 2100), 1)])
+def test_vector_norm_2_lanes_strips_and_blocks(dt, shape, dim):
+    """The norm's own kernels (Note [Norm rows without the deviations]):
+    rows in 32 float64 lanes, far rows in blocks of 8, close rows in the
+    squared strips.  Against math.fsum of the exact squares: float32
+    within one rounding of the float32 result, float64 within 2^-47
+    (NumPy's dot sums n / 16 squares a lane); the same bits on one and two
+    threads; views (reversed, strided) and keepdim alike."""
+    import math
+    rng = np.random.default_rng(sum(shape))
+    a = (rng.standard_normal(shape) * 3).astype(dt)
+    tol = 2.0 ** -23 if dt == "float32" else 2.0 ** -47
+    old = tl.get_num_threads()
+    try:
+        t = tl.tensor(a)
+        for x, v in ((t, a), (t.flip(0), a[::-1]), (t[..., ::2], a[..., ::2])):
+            kw = {} if dim is None else {"dim": dim}
+            got = []
+            for n in (1, 2):
+                tl.set_num_threads(n)
+                got.append(tl.linalg.vector_norm(x, **kw).numpy())
+            assert got[0].tobytes() == got[1].tobytes()
+            vv = np.asarray(v, np.float64)
+            if dim is None:
+                ref = np.array(math.sqrt(math.fsum((vv * vv).ravel())))
+            else:
+                ref = np.sqrt(np.apply_along_axis(
+                    lambda c: math.fsum(c * c), dim, vv))
+            g = got[0].astype(np.float64)
+            assert np.all(np.abs(g - ref) <= tol * ref), (np.max(
+                np.abs(g - ref) / ref), x.stride())
+            k = tl.linalg.vector_norm(x, keepdim=True, **kw)
+            assert k.numpy().reshape(got[0].shape).tobytes() == \
+                got[0].tobytes()
+    finally:
+        tl.set_num_threads(old)
+
+
+_NORM_LEVELS = r"""
+import hashlib
+import numpy as np
+import tensorlib as tl
+rng = np.random.default_rng(4)
+h = hashlib.sha256()
+for dt in (np.float32, np.float64):
+    for shape, dim in (((100003,), None), ((3, 70001), 1), ((301, 70), 0),
+                       ((9, 300, 37), 1), ((6, 2000, 130), 1)):
+        a = rng.standard_normal(shape).astype(dt)
+        kw = {} if dim is None else {"dim": dim}
+        h.update(tl.linalg.vector_norm(tl.tensor(a), **kw).numpy().tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_vector_norm_2_same_bits_every_vector_width():
+    """The AVX-512 and AVX2 (fused multiply-add) and baseline clones of
+    the norm's kernels give the same bits (TENSORLIB_VECMATH caps them)."""
+    import os
+    import subprocess
+    out = {}
+    for cap in ("baseline", "avx2", "auto"):
+        env = dict(os.environ, TENSORLIB_VECMATH=cap)
+        out[cap] = subprocess.run(
+            [sys.executable, "-c", _NORM_LEVELS], env=env, check=True,
+            capture_output=True, text=True).stdout.strip()
+    assert len(out["auto"]) == 64
+    assert out["baseline"] == out["avx2"] == out["auto"]

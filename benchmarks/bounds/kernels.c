@@ -437,13 +437,14 @@ void tlb_flip_iadd_f32(float *x, int64_t n, int nt)
  * folds whole rows into an accumulator row that stays in L1.  No NaN
  * checks, no compensation, no index tracking: what reading the bytes
  * costs with a little arithmetic on them.  var is two passes (each
- * output's mean, then the squared deviations from it); bench_reduce.py
+ * output's mean, then the squared deviations from it); the sum of squares
+ * (TLB_SUMSQ) is vector_norm's, without the square root; bench_reduce.py
  * times argmax/argmin against the max/min bound (an index can only add
  * to it).  Threads split the rows of outer when there are enough of
  * them, otherwise the columns of inner, otherwise (a whole tensor) the
  * range, each part reducing into its own partial. */
 enum { TLB_F32, TLB_F64, TLB_I32, TLB_U8 };
-enum { TLB_SUM, TLB_PROD, TLB_MAX, TLB_MIN, TLB_NNZ, TLB_VAR };
+enum { TLB_SUM, TLB_PROD, TLB_MAX, TLB_MIN, TLB_NNZ, TLB_VAR, TLB_SUMSQ };
 
 typedef struct {
     const void *x;
@@ -464,12 +465,14 @@ typedef struct {
 #define ST_MIN(s, v, m) ((s) = (v) < (s) ? (v) : (s))
 #define ST_NNZ(s, v, m) ((s) += (v) != 0)
 #define ST_VAR(s, v, m) ((s) += ((v) - (m)) * ((v) - (m)))
+#define ST_SUMSQ(s, v, m) ((s) += (v) * (v))
 #define CB_ST_SUM(s, t) ((s) += (t))
 #define CB_ST_PROD(s, t) ((s) *= (t))
 #define CB_ST_MAX(s, t) ST_MAX(s, t, 0)
 #define CB_ST_MIN(s, t) ST_MIN(s, t, 0)
 #define CB_ST_NNZ(s, t) ((s) += (t))
 #define CB_ST_VAR(s, t) ((s) += (t))
+#define CB_ST_SUMSQ(s, t) ((s) += (t))
 
 /* rb_row_T_STEP: n elements at q into one value, through RB_LANES
  * independent accumulators (lane k takes the elements k mod RB_LANES: the
@@ -528,7 +531,8 @@ typedef struct {
     RB_KERNELS(T, T, LO, ST_MAX)                                            \
     RB_KERNELS(T, T, HI, ST_MIN)                                            \
     RB_KERNELS(T, int64_t, 0, ST_NNZ)                                       \
-    RB_KERNELS(T, ACCV, 0, ST_VAR)
+    RB_KERNELS(T, ACCV, 0, ST_VAR)                                          \
+    RB_KERNELS(T, ACC, 0, ST_SUMSQ)
 
 RB_ALL(float, float, float, -__builtin_inff(), __builtin_inff())
 RB_ALL(double, double, double, -__builtin_inf(), __builtin_inf())
@@ -543,6 +547,7 @@ RB_ALL(uint8_t, int64_t, double, 0, 1)
     case TLB_MAX: FN(T, ST_MAX); break;                                     \
     case TLB_MIN: FN(T, ST_MIN); break;                                     \
     case TLB_NNZ: FN(T, ST_NNZ); break;                                     \
+    case TLB_SUMSQ: FN(T, ST_SUMSQ); break;                                 \
     default: FN(T, ST_VAR); break;                                          \
     }
 #define RB_BY_TYPE(c, FN)                                                   \
@@ -635,13 +640,13 @@ static void red_run(red_ctx *c, int nt)
 
 /* out (outer * inner doubles) = op over the middle axis of the
  * C-contiguous (outer, red, inner) array x of dtype (TLB_*); TLB_VAR is
- * the population variance, in two passes.  means: NULL, or (TLB_VAR)
+ * the population variance, in two passes; TLB_SUMSQ the sum of squares.  means: NULL, or (TLB_VAR)
  * outer * inner doubles of scratch.  Returns 0, or -1 for a bad
  * argument. */
 int tlb_reduce(const void *x, int dtype, int op, int64_t outer, int64_t red,
                int64_t inner, double *out, double *means, int nt)
 {
-    if (dtype < TLB_F32 || dtype > TLB_U8 || op < TLB_SUM || op > TLB_VAR ||
+    if (dtype < TLB_F32 || dtype > TLB_U8 || op < TLB_SUM || op > TLB_SUMSQ ||
         outer < 1 || red < 1 || inner < 1 || inner > RB_COLS_MAX * 2 ||
         (op == TLB_VAR && means == NULL)) {
         return -1;

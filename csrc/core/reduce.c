@@ -1266,7 +1266,8 @@ static tl_tensor_impl *reduce_var_impl(const char *name, tl_tensor_impl *out,
         return NULL;
     }
     const tl_rkernel *k1 = kernel_for(name, TL_RF_SUM, kin);
-    const tl_rkernel *k2 = kernel_for(name, TL_RF_VAR, kin);
+    const tl_rkernel *k2 =
+        kernel_for(name, sumsq ? TL_RF_NORM2 : TL_RF_VAR, kin);
     if (!k1 || !k2) {
         return NULL;
     }
@@ -1360,7 +1361,10 @@ tl_tensor_impl *tl_reduce_var(tl_tensor_impl *out, tl_tensor_impl *a,
  * no temporary, where (x * x).sum().sqrt() wrote and read back a
  * temporary (2.3-5.7 of the faster peer whole and innermost).  The finish
  * skips the mean's correction term and the division.  An empty reduction
- * gives 0; an infinity gives inf, a NaN NaN. */
+ * gives 0; an infinity gives inf, a NaN NaN.  The float32 and float64
+ * kernels are the norm's own (TL_RF_NORM2: no deviations to form, plain
+ * float64 lanes, squared strips; Note [Norm rows without the deviations]
+ * in reduce_kernels.c); the other dtypes keep var's, with mean 0. */
 tl_tensor_impl *tl_reduce_norm2(tl_tensor_impl *out, tl_tensor_impl *a,
                                 int ndims, const int64_t *dims,
                                 bool keepdim)

@@ -94,6 +94,8 @@ enum {
     TL_RF_COUNT_NONZERO, /* wrapping uint64 count of x != 0 */
     TL_RF_AMINMAX, /* min in v slot 0, max in slot 1 (Note [Aminmax in
                       one read], reduce_kernels.c) */
+    TL_RF_NORM2, /* var's record, mean 0, sumsq finish (Note [Norm rows
+                    without the deviations], reduce_kernels.c) */
     TL_RF_COUNT
 };
 
