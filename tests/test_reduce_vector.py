@@ -1366,3 +1366,55 @@ def test_any_all_blocks_in_one_call(dt):
                 assert not tl.tensor(a).any().item(), (n, pos)
                 b[pos] = np.nan         # nonzero: all stays true
                 assert tl.tensor(b).all().item(), (n, pos)
+
+
+_IPROD_SCRIPT = r"""
+import hashlib
+import numpy as np
+import tensorlib as tl
+rng = np.random.default_rng(7)
+h = hashlib.sha256()
+for dt in (np.bool_, np.uint8, np.int8, np.int16, np.uint16, np.int32,
+           np.uint32, np.int64, np.uint64):
+    for shape, dim in (((1,), None), ((15,), None), ((16,), None),
+                       ((17,), None), ((1000,), None), ((3, 70001), 1),
+                       ((301, 70), 0), ((9, 40, 37), 1), ((5, 33), 0)):
+        # odd factors (a zero, or 64 factors of 2, would make the product
+        # 0), so the products wrap modulo 2^64 and stay odd; then a few 2s
+        vals = [True] if dt == np.bool_ else \
+            [-3, -1, 1, 3] if np.issubdtype(dt, np.signedinteger) else \
+            [1, 3, 5, 7]
+        a = rng.choice(np.array(vals), shape).astype(dt)
+        a.reshape(-1)[rng.integers(a.size, size=3)] = \
+            (rng.random() < 0.5) if dt == np.bool_ else 2
+        x = tl.from_numpy(a)
+        for v, nv in ((x, a), (x.flip(-1), a[..., ::-1]),
+                      (x[..., ::2], a[..., ::2])):
+            got = v.prod() if dim is None else v.prod(dim)
+            # NumPy's int64/uint64 products wrap modulo 2^64 as ours do
+            want = nv.astype(np.uint64 if dt in (np.uint64,) else
+                             np.int64).prod(axis=dim)
+            assert np.array_equal(got.numpy().astype(np.uint64),
+                                  np.asarray(want).astype(np.uint64)), \
+                (dt, shape, dim)
+            h.update(got.numpy().tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_integer_prod_lanes_every_width():
+    """Note [Integer products in vector lanes]: integer products (wrapping
+    modulo 2^64, as NumPy's int64 products) in the AVX-512, AVX2 and
+    baseline clones, contiguous rows around the 16 lanes and cols, and
+    the strided paths: the same bits at every width, equal to NumPy's."""
+    import os
+    import subprocess
+    import sys
+    out = {}
+    for cap in ("baseline", "avx2", "auto"):
+        env = dict(os.environ, TENSORLIB_VECMATH=cap)
+        out[cap] = subprocess.run(
+            [sys.executable, "-c", _IPROD_SCRIPT], env=env, check=True,
+            capture_output=True, text=True).stdout.strip()
+    assert len(out["auto"]) == 64
+    assert out["baseline"] == out["avx2"] == out["auto"]
