@@ -1418,3 +1418,77 @@ def test_integer_prod_lanes_every_width():
             capture_output=True, text=True).stdout.strip()
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["avx2"] == out["auto"]
+
+
+@pytest.mark.parametrize("shape, dim", [((301, 70), 0), ((8, 5), 0),
+                                        ((9, 33), 0), ((17, 300, 37), 1),
+                                        ((2000, 3), 0)])
+def test_float64_var_cols_blocks_of_8(shape, dim):
+    """Note [Float64 var cols in blocks of 8 rows]: var and std over an
+    outer or middle dim of float64 against an exact reference (math.fsum
+    of the exact mean's squared deviations), within 4 ulp; a large mean
+    (the deviations' correction term), views, NaN and inf columns; the
+    same bits on one and two threads (every vector width: the test
+    below)."""
+    from fractions import Fraction
+    rng = np.random.default_rng(shape[0])
+    a = rng.standard_normal(shape) * 10 + 1e6
+    a[(0,) * (len(shape) - 1) + (1,)] = np.nan
+    a[(1,) * (len(shape) - 1) + (2,)] = np.inf
+    x = t(a)
+    old = tl.get_num_threads()
+    try:
+        got = []
+        for nt in (1, 2):
+            tl.set_num_threads(nt)
+            got.append(x.var(dim, correction=0).numpy())
+        assert got[0].tobytes() == got[1].tobytes()
+    finally:
+        tl.set_num_threads(old)
+
+    def exact(col):
+        if not np.all(np.isfinite(col)):
+            return np.nan
+        fr = [Fraction(float(v)) for v in col]
+        mu = sum(fr) / len(fr)
+        return float(sum((f - mu) ** 2 for f in fr) / len(fr))
+    ref = np.apply_along_axis(exact, dim, a)
+    g = got[0]
+    assert np.array_equal(np.isnan(g), np.isnan(ref))
+    ok = ~np.isnan(ref)
+    assert np.all(np.abs(g[ok] - ref[ok]) <= 4 * 2.0 ** -52 * ref[ok])
+    s = x.std(dim).numpy()
+    np.testing.assert_allclose(s[ok], np.sqrt(ref[ok] * shape[dim] /
+                                              (shape[dim] - 1)), rtol=1e-14)
+    # a reversed view reads the same columns in the other row order
+    r = x.flip(dim).var(dim, correction=0).numpy()
+    assert np.all(np.abs(r[ok] - ref[ok]) <= 4 * 2.0 ** -52 * ref[ok])
+
+
+_VAR64_SCRIPT = r"""
+import hashlib
+import numpy as np
+import tensorlib as tl
+rng = np.random.default_rng(8)
+h = hashlib.sha256()
+for shape, dim in (((301, 70), 0), ((17, 300, 37), 1), ((9, 2049), 0)):
+    a = rng.standard_normal(shape) * 3 + 100
+    x = tl.from_numpy(a)
+    h.update(x.var(dim).numpy().tobytes())
+    h.update(x[:, 1:].var(0).numpy().tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_float64_var_cols_every_width():
+    import os
+    import subprocess
+    import sys
+    out = {}
+    for cap in ("baseline", "avx2", "auto"):
+        env = dict(os.environ, TENSORLIB_VECMATH=cap)
+        out[cap] = subprocess.run(
+            [sys.executable, "-c", _VAR64_SCRIPT], env=env, check=True,
+            capture_output=True, text=True).stdout.strip()
+    assert len(out["auto"]) == 64
+    assert out["baseline"] == out["avx2"] == out["auto"]
