@@ -4129,122 +4129,68 @@ DEF_FSTRIPS_X(fsumsq, float, +, 0.0, FS_LOAD4_SQ, FS_LOAD8_SQ, FS_SQ)
 #define FD_LOAD8_SQ(p) FS_SQ(FD_LOAD8(p))
 DEF_FSTRIPS_X(dsumsq, double, +, 0.0, FD_LOAD4_SQ, FD_LOAD8_SQ, FS_SQ)
 
-/* Eight float64 rows' squares into acc[0..n): a tree of the 8 squares
- * per column, then one add (every column on its own, so the vector width
- * changes nothing). */
-static TL_ALWAYS_INLINE void norm2_c8_f64_body(double *restrict acc,
-                                               const double *const *q,
-                                               int64_t n)
-{
-    const double *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
-    const double *q4 = q[4], *q5 = q[5], *q6 = q[6], *q7 = q[7];
-    for (int64_t j = 0; j < n; j++) {
-        acc[j] += ((q0[j] * q0[j] + q1[j] * q1[j]) +
-                   (q2[j] * q2[j] + q3[j] * q3[j])) +
-                  ((q4[j] * q4[j] + q5[j] * q5[j]) +
-                   (q6[j] * q6[j] + q7[j] * q7[j]));
+/* NAME norm2_cols_N: the norm's cols over contiguous columns of T.  Close
+ * rows in the squared strips (STRIPS##_strips_to), rows in order; far
+ * rows in blocks of 8 (norm2_c8_N: a tree of the 8 squares per column,
+ * then one add; every column on its own, so the vector width changes
+ * nothing), then the rows left one at a time; other columns through
+ * FALLBACK (var's, with mean 0).  Plain float64 sums of positive terms
+ * (Note [Norm rows without the deviations]); NumPy's axis sums of x * x
+ * add row after row. */
+#define DEF_NORM2_COLS(N, T, STRIPS, FALLBACK)                              \
+    static TL_ALWAYS_INLINE void norm2_c8_##N##_body(                        \
+        double *restrict acc, const T *const *q, int64_t n)                 \
+    {                                                                       \
+        const T *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];             \
+        const T *q4 = q[4], *q5 = q[5], *q6 = q[6], *q7 = q[7];             \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            const double a0 = q0[j], a1 = q1[j], a2 = q2[j], a3 = q3[j];    \
+            const double a4 = q4[j], a5 = q5[j], a6 = q6[j], a7 = q7[j];    \
+            acc[j] += ((a0 * a0 + a1 * a1) + (a2 * a2 + a3 * a3)) +         \
+                      ((a4 * a4 + a5 * a5) + (a6 * a6 + a7 * a7));          \
+        }                                                                   \
+    }                                                                       \
+    DISPATCHED(norm2_c8_##N,                                                \
+               (double *restrict acc, const T *const *q, int64_t n),        \
+               (acc, q, n))                                                 \
+    static void norm2_cols_##N(const char *base, int64_t n, int64_t cs,      \
+                               const tl_rspace *rs, int64_t rb, int64_t re,  \
+                               const tl_racc *aux, tl_racc *res)             \
+    {                                                                       \
+        if (cs != (int64_t)sizeof(T)) {                                     \
+            FALLBACK(base, n, cs, rs, rb, re, aux, res);                    \
+            return;                                                         \
+        }                                                                   \
+        double acc[TILE];                                                   \
+        if (fstrip_rows(rs)) {                                              \
+            STRIPS##_strips_to(base, n, rs, rb, re, acc);                   \
+        } else {                                                            \
+            int64_t idx[TL_MAX_DIMS];                                       \
+            int64_t off = tl_rspace_seek(rs, rb, idx);                      \
+            for (int64_t j = 0; j < n; j++) {                               \
+                acc[j] = 0;                                                 \
+            }                                                               \
+            int64_t r = rb;                                                 \
+            for (; re - r >= 8; r += 8) {                                   \
+                const T *q[8];                                              \
+                ROWS8(T, q, base, rs, idx, off, n);                         \
+                norm2_c8_##N(acc, q, n);                                    \
+            }                                                               \
+            for (; r < re; r++) {                                           \
+                const T *q = (const T *)(base + off);                       \
+                for (int64_t j = 0; j < n; j++) {                           \
+                    acc[j] += (double)q[j] * (double)q[j];                  \
+                }                                                           \
+                off = tl_rspace_next(rs, idx, off);                         \
+            }                                                               \
+        }                                                                   \
+        for (int64_t j = 0; j < n; j++) {                                   \
+            memset(&res[j], 0, sizeof res[j]);                              \
+            res[j].v.d[0] = acc[j];                                         \
+        }                                                                   \
     }
-}
-DISPATCHED(norm2_c8_f64,
-           (double *restrict acc, const double *const *q, int64_t n),
-           (acc, q, n))
-
-/* float64 cols of the norm over contiguous columns: close rows in the
- * squared strips, rows in order; far rows in blocks of 8 (norm2_c8_f64),
- * then the rows left one at a time.  Plain float64 sums of positive
- * terms (Note [Norm rows without the deviations]); NumPy's axis sums of
- * x * x add row after row. */
-static void norm2_cols_f64(const char *base, int64_t n, int64_t cs,
-                           const tl_rspace *rs, int64_t rb, int64_t re,
-                           const tl_racc *aux, tl_racc *res)
-{
-    if (cs != (int64_t)sizeof(double)) {
-        var_cols_f64(base, n, cs, rs, rb, re, aux, res);
-        return;
-    }
-    double acc[TILE];
-    if (fstrip_rows(rs)) {
-        dsumsq_strips_to(base, n, rs, rb, re, acc);
-    } else {
-        int64_t idx[TL_MAX_DIMS];
-        int64_t off = tl_rspace_seek(rs, rb, idx);
-        for (int64_t j = 0; j < n; j++) {
-            acc[j] = 0;
-        }
-        int64_t r = rb;
-        for (; re - r >= 8; r += 8) {
-            const double *q[8];
-            ROWS8(double, q, base, rs, idx, off, n);
-            norm2_c8_f64(acc, q, n);
-        }
-        for (; r < re; r++) {
-            const double *q = (const double *)(base + off);
-            for (int64_t j = 0; j < n; j++) {
-                acc[j] += q[j] * q[j];
-            }
-            off = tl_rspace_next(rs, idx, off);
-        }
-    }
-    for (int64_t j = 0; j < n; j++) {
-        memset(&res[j], 0, sizeof res[j]);
-        res[j].v.d[0] = acc[j];
-    }
-}
-
-static TL_ALWAYS_INLINE void norm2_c8_f32_body(double *restrict acc,
-                                               const float *const *q,
-                                               int64_t n)
-{
-    const float *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
-    const float *q4 = q[4], *q5 = q[5], *q6 = q[6], *q7 = q[7];
-    for (int64_t j = 0; j < n; j++) {
-        const double a0 = q0[j], a1 = q1[j], a2 = q2[j], a3 = q3[j];
-        const double a4 = q4[j], a5 = q5[j], a6 = q6[j], a7 = q7[j];
-        acc[j] += ((a0 * a0 + a1 * a1) + (a2 * a2 + a3 * a3)) +
-                  ((a4 * a4 + a5 * a5) + (a6 * a6 + a7 * a7));
-    }
-}
-DISPATCHED(norm2_c8_f32,
-           (double *restrict acc, const float *const *q, int64_t n),
-           (acc, q, n))
-
-/* float32 cols of the norm over contiguous columns, as norm2_cols_f64. */
-static void norm2_cols_f32(const char *base, int64_t n, int64_t cs,
-                           const tl_rspace *rs, int64_t rb, int64_t re,
-                           const tl_racc *aux, tl_racc *res)
-{
-    if (cs != (int64_t)sizeof(float)) {
-        var_fcols_f32(base, n, cs, rs, rb, re, aux, res);
-        return;
-    }
-    double acc[TILE];
-    if (fstrip_rows(rs)) {
-        fsumsq_strips_to(base, n, rs, rb, re, acc);
-    } else {
-        int64_t idx[TL_MAX_DIMS];
-        int64_t off = tl_rspace_seek(rs, rb, idx);
-        for (int64_t j = 0; j < n; j++) {
-            acc[j] = 0;
-        }
-        int64_t r = rb;
-        for (; re - r >= 8; r += 8) {
-            const float *q[8];
-            ROWS8(float, q, base, rs, idx, off, n);
-            norm2_c8_f32(acc, q, n);
-        }
-        for (; r < re; r++) {
-            const float *q = (const float *)(base + off);
-            for (int64_t j = 0; j < n; j++) {
-                acc[j] += (double)q[j] * (double)q[j];
-            }
-            off = tl_rspace_next(rs, idx, off);
-        }
-    }
-    for (int64_t j = 0; j < n; j++) {
-        memset(&res[j], 0, sizeof res[j]);
-        res[j].v.d[0] = acc[j];
-    }
-}
+DEF_NORM2_COLS(f64, double, dsumsq, var_cols_f64)
+DEF_NORM2_COLS(f32, float, fsumsq, var_fcols_f32)
 
 #define DEF_VAR_CPX(N, RT)                                                  \
     static void var_row_##N(const char *p, int64_t n, int64_t s,             \

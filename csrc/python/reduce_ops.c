@@ -291,6 +291,25 @@ ARG_FORMS(argmin, TL_REDUCE_ARGMIN)
 
 /* ---- max, min ------------------------------------------------------------------- */
 
+/* The Python objects of a and b (tl_py_wrap of each).  Steals: a and b
+ * (also on failure).  Returns 0 with new references in *pa and *pb, or
+ * -1. */
+static int wrap2(tl_mstate *st, tl_tensor_impl *a, tl_tensor_impl *b,
+                 PyObject **pa, PyObject **pb)
+{
+    *pa = tl_py_wrap(st, a);
+    if (!*pa) {
+        tl_tensor_decref(b);
+        return -1;
+    }
+    *pb = tl_py_wrap(st, b);
+    if (!*pb) {
+        Py_CLEAR(*pa);
+        return -1;
+    }
+    return 0;
+}
+
 /* max(): the maximum of every element (0-dim); max(dim, keepdim=False):
  * (values, indices); max(other): elementwise maximum.  out: a tensor for
  * the first and last forms, a (values, indices) pair for the second. */
@@ -344,14 +363,8 @@ static PyObject *do_minmax(tl_mstate *st, bool is_max, PyObject *self,
                              tl_py_impl(self), d, kd, &v, &ix) < 0) {
         return tl_py_raise(st);
     }
-    PyObject *pv = tl_py_wrap(st, v);
-    if (!pv) {
-        tl_tensor_decref(ix);
-        return NULL;
-    }
-    PyObject *pi = tl_py_wrap(st, ix);
-    if (!pi) {
-        Py_DECREF(pv);
+    PyObject *pv, *pi;
+    if (wrap2(st, v, ix, &pv, &pi) < 0) {
         return NULL;
     }
     return minmax_result(is_max, pv, pi);
@@ -531,14 +544,8 @@ static PyObject *f_aminmax(PyObject *m, PyObject *const *args,
                           nd < 0 ? NULL : &d, kd, &lo, &hi) < 0) {
         return tl_py_raise(st);
     }
-    PyObject *plo = tl_py_wrap(st, lo);
-    if (!plo) {
-        tl_tensor_decref(hi);
-        return NULL;
-    }
-    PyObject *phi = tl_py_wrap(st, hi);
-    if (!phi) {
-        Py_DECREF(plo);
+    PyObject *plo, *phi;
+    if (wrap2(st, lo, hi, &plo, &phi) < 0) {
         return NULL;
     }
     PyObject *r = PyTuple_Pack(2, plo, phi);
