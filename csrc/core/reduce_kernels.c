@@ -2288,9 +2288,11 @@ DEF_ARG_F(f64, double, LDID)
 /* Note [Vector loads from aligned addresses]
  * NumPy's large buffers start 16 bytes into a cache line, so half the
  * 32-byte loads of a contiguous run from NumPy's memory (and every
- * 64-byte one) split two lines and cost two cache accesses: one thread,
- * float32 of 2^22 (in L3), amax 201 -> 224 us and argmax 210 -> 267
- * from such a buffer against a 64-byte aligned one.  So the extreme pass
+ * 64-byte one) split two lines.  One thread, float32 of 2^22 (in L3),
+ * views of one buffer at offsets 0-48 bytes, interleaved, Zen 5: amax
+ * 211-213 us aligned and 229-245 at the other offsets, argmax 265-330;
+ * with the head taken first, amax 198-204 and argmax 227-269 at every
+ * offset.  So the extreme pass
  * (NAME##_vexta_##N) and the one-pass argmax (NAME##_varg_##N) take the
  * elements before the first aligned address one at a time and run the
  * vector loop from there.  The value is the same (max and min are exact;
@@ -2298,7 +2300,10 @@ DEF_ARG_F(f64, double, LDID)
  * found first by the search), as is every index; which zero of equal
  * zeros max returns can follow the buffer's alignment, as the lane order
  * already decides it.  Sums keep their loads: the lane an element adds
- * into must not depend on where the buffer starts. */
+ * into must not depend on where the buffer starts (and the float32 sum,
+ * timed the same way, ran 191-208 us at every offset; loading its
+ * vectors as two aligned halves made the offset-16 runs slower, 175 ->
+ * 205 us, so that was left out). */
 #define DEF_VEXTA(NAME, CMP, N, T)                                          \
     static void NAME##_vexta_##N(const T *q, int64_t n, T *out, int *nan)   \
     {                                                                       \
@@ -3132,7 +3137,8 @@ static void pair_cols(pair_cols_fn kmin, pair_cols_fn kmax, const char *base,
         int f = 0;                                                          \
         /* up to the vector's alignment one at a time: a load that     */   \
         /* splits two cache lines costs two (NumPy's buffers start 16  */   \
-        /* bytes into a line: int32 of 2^22 from L3 376 -> 245 us)     */   \
+        /* bytes into a line; int32 of 2^22 in L3, views of one buffer */   \
+        /* at 16-48 bytes: 281-301 -> 244-251 us, aligned 229-249)     */   \
         int64_t i = (int64_t)((0u - (uintptr_t)q) % sizeof(VT)) /          \
                     (int64_t)sizeof(T);                                     \
         if ((uintptr_t)q % sizeof(T) != 0 || i > n) {                       \
