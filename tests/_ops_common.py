@@ -300,3 +300,19 @@ def np_rshift(x, y, d):
     signed = np.issubdtype(x.dtype, np.signedinteger)
     fill = np.where(x < 0, -1, 0) if signed else 0
     return np.where(ok, np.right_shift(x, yc), fill).astype(x.dtype)
+
+
+def outputs_at_every_width(script, caps=("baseline", "avx2", "auto")):
+    """The stdout of `python -c script` with TENSORLIB_VECMATH set to each
+    cap (the kernels' vector width: tests compare the outputs, a hash of
+    results, across widths).  Returns {cap: stripped stdout}."""
+    import os
+    import subprocess
+    import sys
+    out = {}
+    for cap in caps:
+        env = dict(os.environ, TENSORLIB_VECMATH=cap)
+        out[cap] = subprocess.run(
+            [sys.executable, "-c", script], env=env, check=True,
+            capture_output=True, text=True).stdout.strip()
+    return out

@@ -6,14 +6,13 @@ lengths around every vector width and block, NaNs at chosen positions,
 signed zeros, views (strided, flipped, transposed), every layout (whole,
 innermost, outermost, middle), one and two threads, and each vector
 width (TENSORLIB_VECMATH)."""
-import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import tensorlib as tl
+from _ops_common import outputs_at_every_width
 
 DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int8, np.uint8,
           np.int16, np.int64, np.uint64, np.float16, np.bool_]
@@ -229,11 +228,6 @@ def test_vector_widths_give_the_same_bits():
     """The fused AVX-512 and AVX2 kernels and the two-kernel baseline
     paths (TENSORLIB_VECMATH caps the width) give the same bits, signed
     zeros and NaNs included."""
-    out = {}
-    for cap in ("baseline", "avx2", "auto"):
-        env = dict(os.environ, TENSORLIB_VECMATH=cap)
-        out[cap] = subprocess.run(
-            [sys.executable, "-c", _LEVELS_SCRIPT], env=env, check=True,
-            capture_output=True, text=True).stdout.strip()
+    out = outputs_at_every_width(_LEVELS_SCRIPT)
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["avx2"] == out["auto"]

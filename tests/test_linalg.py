@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tensorlib as tl
-from _ops_common import rng_for
+from _ops_common import outputs_at_every_width, rng_for
 
 LA = tl.linalg
 DTS = [tl.float32, tl.float64, tl.complex64, tl.complex128]
@@ -451,13 +451,6 @@ print(h.hexdigest())
 def test_vector_norm_2_same_bits_every_vector_width():
     """The AVX-512 and AVX2 (fused multiply-add) and baseline clones of
     the norm's kernels give the same bits (TENSORLIB_VECMATH caps them)."""
-    import os
-    import subprocess
-    out = {}
-    for cap in ("baseline", "avx2", "auto"):
-        env = dict(os.environ, TENSORLIB_VECMATH=cap)
-        out[cap] = subprocess.run(
-            [sys.executable, "-c", _NORM_LEVELS], env=env, check=True,
-            capture_output=True, text=True).stdout.strip()
+    out = outputs_at_every_width(_NORM_LEVELS)
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["avx2"] == out["auto"]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tensorlib as tl
+from _ops_common import outputs_at_every_width
 
 # Lengths around the lane counts (4..32 per vector, x4 unrolled), the
 # argmax block (1024) and the reduction chunk (32768).
@@ -1095,15 +1096,7 @@ def test_baseline_and_avx2_reduction_clones_agree():
     # TENSORLIB_VECMATH=baseline (which caps them) as without; "avx2"
     # keeps the two-pass argmax where AVX-512 takes the one-pass kernel
     # (Note [One-pass vector argmax]): the same indices
-    import os
-    import subprocess
-    import sys
-    out = {}
-    for cap in ("baseline", "avx2", "auto"):
-        env = dict(os.environ, TENSORLIB_VECMATH=cap)
-        out[cap] = subprocess.run(
-            [sys.executable, "-c", _DISPATCH_SCRIPT], env=env, check=True,
-            capture_output=True, text=True).stdout.strip()
+    out = outputs_at_every_width(_DISPATCH_SCRIPT)
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["avx2"] == out["auto"]
 
@@ -1407,15 +1400,7 @@ def test_integer_prod_lanes_every_width():
     modulo 2^64, as NumPy's int64 products) in the AVX-512, AVX2 and
     baseline clones, contiguous rows around the 16 lanes and cols, and
     the strided paths: the same bits at every width, equal to NumPy's."""
-    import os
-    import subprocess
-    import sys
-    out = {}
-    for cap in ("baseline", "avx2", "auto"):
-        env = dict(os.environ, TENSORLIB_VECMATH=cap)
-        out[cap] = subprocess.run(
-            [sys.executable, "-c", _IPROD_SCRIPT], env=env, check=True,
-            capture_output=True, text=True).stdout.strip()
+    out = outputs_at_every_width(_IPROD_SCRIPT)
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["avx2"] == out["auto"]
 
@@ -1481,15 +1466,7 @@ print(h.hexdigest())
 
 
 def test_float64_var_cols_every_width():
-    import os
-    import subprocess
-    import sys
-    out = {}
-    for cap in ("baseline", "avx2", "auto"):
-        env = dict(os.environ, TENSORLIB_VECMATH=cap)
-        out[cap] = subprocess.run(
-            [sys.executable, "-c", _VAR64_SCRIPT], env=env, check=True,
-            capture_output=True, text=True).stdout.strip()
+    out = outputs_at_every_width(_VAR64_SCRIPT)
     assert len(out["auto"]) == 64
     assert out["baseline"] == out["avx2"] == out["auto"]
 
