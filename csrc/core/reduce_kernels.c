@@ -2991,18 +2991,20 @@ DEF_VCOLS_BOTH(f64, double, int64_t)
  * aminmax was amin and then amax, two passes, and past the last-level
  * cache each pass runs at memory speed: float64 of 2^22 (32 MiB) took
  * 1.6x PyTorch's one-pass time, int32 (16 MiB) 1.9x.  The pair family
- * reads each element once and keeps both:
- * - contiguous rows of the vector types: per-lane min and max arrays
- *   over the same loads (gcc turns the selects into vminps/vpminsd and
- *   friends) and one NaN flag; when the flag is set both results are the
- *   row's first NaN, as amin's and amax's vector rows give;
+ * reads each element once and keeps both.  int32, uint32, float32 and
+ * float64 with AVX2 or AVX-512 take fused kernels (DEF_PAIRK):
+ * - contiguous rows: min and max vectors over the same loads
+ *   (vminps/vpminsd and friends), from the first aligned element, and
+ *   one NaN flag; when the flag is set both results are the row's first
+ *   NaN, as amin's and amax's vector rows give;
  * - contiguous cols: blocks of 8 rows loaded once and folded by a min
- *   tree and a max tree of DEF_VCOLS's NaN-propagating compare-and-blend
- *   into two tile accumulators, then the rows left one at a time;
- * - otherwise (strided rows or cols, bool and the half types) the min
- *   kernel and then the max kernel: rows in pieces of PAIR_ROW_BYTES,
- *   so that the second read comes from cache, cols over the whole run of
- *   rows, two passes as before.
+ *   tree and a max tree into two tile accumulators, then the rows left
+ *   one at a time; a NaN flag in the vector columns sends the tile to
+ *   the exact two-kernel path.
+ * Otherwise (strided rows or cols, the other dtypes, no AVX2) the min
+ * kernel and then the max kernel: rows in pieces of PAIR_ROW_BYTES, so
+ * that the second read comes from cache, cols over the whole run of
+ * rows, two passes as before.
  * Every value is the one amin and amax give (both are exact; of equal
  * values the first is kept, a zero of either sign; a NaN propagates,
  * which NaN's payload may differ).  The record holds the min in v slot 0
