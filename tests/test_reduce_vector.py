@@ -121,6 +121,48 @@ def test_argmax_rows_ties_vs_numpy(dt, n):
         assert int(t(a[r]).argmin().item()) == int(a[r].argmin())
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32,
+                                np.uint32, np.int64, np.uint64])
+def test_argmax_overlapping_steps(dt):
+    # Note [One-pass vector argmax]: the first step reads q[0..4L), the
+    # next ones start at the first aligned element and the last one ends
+    # at q[n-1], so steps overlap by up to 4L-1 elements.  Every start
+    # offset within 64 bytes and lengths around the step's multiples, with
+    # few distinct values (ties everywhere) and the extreme placed in the
+    # overlaps: the first index, as NumPy's.
+    rng = np.random.default_rng(7)
+    size = np.dtype(dt).itemsize
+    step4 = 4 * 64 // size
+    if np.issubdtype(dt, np.integer):
+        info = np.iinfo(dt)
+        lo, hi = info.min, info.max
+    else:
+        lo, hi = -np.inf, np.inf
+    base = np.zeros(4 * step4 + 64 // size + 8, dtype=dt)
+    for n in (1, 3, step4 - 1, step4, step4 + 1, step4 + 5, 2 * step4 - 1,
+              2 * step4 + 3, 3 * step4 + 7):
+        for k in range(64 // size):
+            for case in range(6):
+                a = base.copy()
+                v = a[k:k + n]
+                v[:] = rng.integers(0, 3, n).astype(dt)
+                if case == 1:      # extremes in the first step's overlap
+                    v[min(n - 1, step4 - 2)] = hi
+                    v[min(n - 1, step4 - 3)] = lo
+                elif case == 2:    # extremes in the last step's overlap
+                    v[max(0, n - step4 + 1)] = hi
+                    v[max(0, n - step4)] = lo
+                elif case == 3:    # ties across both overlaps
+                    v[[0, n // 2, n - 1]] = hi
+                elif case == 4 and not np.issubdtype(dt, np.integer):
+                    v[n - 1] = np.nan
+                elif case == 5:
+                    v[:] = v[0]
+                x = t(a)[k:k + n]
+                assert int(x.argmax()) == int(np.argmax(v)), (n, k, case)
+                assert int(x.argmin()) == int(np.argmin(v)), (n, k, case)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.int32])
 def test_argmax_across_reduction_chunks(dt):
     # reduce.c hands the row kernels runs of at most 32768 elements and

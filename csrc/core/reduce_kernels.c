@@ -2057,14 +2057,14 @@ DEF_ARG_F(f64, double, LDID)
 #define VBYTES 32
 
 /* Inside a loop over i of the vector bodies below: loads x0..x3, four
- * vectors of VB bytes from q + i, and keeps in m0..m3 the lanes where
+ * vectors of VB bytes from P, and keeps in m0..m3 the lanes where
  * x CMP m (c0..c3 the masks; a compare and a bit blend, no branch). */
-#define LOAD4_KEEP_BETTER(CMP, VB)                                          \
+#define LOAD4_KEEP_BETTER(P, CMP, VB)                                        \
     vt x0, x1, x2, x3;                                                      \
-    memcpy(&x0, q + i, VB);                                                 \
-    memcpy(&x1, q + i + L, VB);                                             \
-    memcpy(&x2, q + i + 2 * L, VB);                                         \
-    memcpy(&x3, q + i + 3 * L, VB);                                         \
+    memcpy(&x0, (P), VB);                                                   \
+    memcpy(&x1, (P) + L, VB);                                               \
+    memcpy(&x2, (P) + 2 * L, VB);                                           \
+    memcpy(&x3, (P) + 3 * L, VB);                                           \
     const vi c0 = x0 CMP m0, c1 = x1 CMP m1;                                \
     const vi c2 = x2 CMP m2, c3 = x3 CMP m3;                                \
     m0 = (vt)(((vi)x0 & c0) | ((vi)m0 & ~c0));                              \
@@ -2094,7 +2094,7 @@ DEF_ARG_F(f64, double, LDID)
         for (; i + 4 * L <= n; i += 4 * L) {                                \
             PREFETCH_AHEAD(q + i);                                          \
             PREFETCH_AHEAD(q + i + 2 * L);                                  \
-            LOAD4_KEEP_BETTER(CMP, VBYTES);                                 \
+            LOAD4_KEEP_BETTER(q + i, CMP, VBYTES);                                 \
             nn |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);        \
         }                                                                   \
         const vi c1 = m1 CMP m0, c3 = m3 CMP m2;                            \
@@ -2292,10 +2292,11 @@ DEF_ARG_F(f64, double, LDID)
  * views of one buffer at offsets 0-48 bytes, interleaved, Zen 5: amax
  * 211-213 us aligned and 229-245 at the other offsets, argmax 265-330;
  * with the head taken first, amax 198-204 and argmax 227-269 at every
- * offset.  So the extreme pass
- * (NAME##_vexta_##N) and the one-pass argmax (NAME##_varg_##N) take the
- * elements before the first aligned address one at a time and run the
- * vector loop from there.  The value is the same (max and min are exact;
+ * offset.  So the extreme pass (NAME##_vexta_##N) takes the elements
+ * before the first aligned address one at a time and runs the vector
+ * loop from there; the one-pass argmax (NAME##_varg_##N) reads its first
+ * step from q and the rest from the aligned address on (Note [One-pass
+ * vector argmax]).  The value is the same (max and min are exact;
  * the head is earlier, so it wins ties, and a NaN anywhere is still
  * found first by the search), as is every index; which zero of equal
  * zeros max returns can follow the buffer's alignment, as the lane order
@@ -2384,18 +2385,30 @@ DEF_ARG_F(f64, double, LDID)
  * With AVX-512, argmax/argmin of 32- and 64-bit elements take one pass
  * that carries each lane's index, instead of the extreme pass and the
  * search above (which reads up to a block twice).  Four (value,
- * iteration) accumulator pairs of 64-byte vectors: where x CMP m (strict,
+ * position) accumulator pairs of 64-byte vectors: where x CMP m (strict,
  * so a lane keeps its first occurrence of its best value) the lane takes
- * x and the shared iteration counter; a NaN mask ORs x != x beside them,
- * off the compare chain, and a run with a NaN is answered by the search
- * for its first NaN, as above.  An element's index is iteration * 4L +
- * accumulator * L + lane, rebuilt after the loop; every lane starts at
- * q[0] with iteration -1, read as index 0.  The accumulators merge
- * keeping the better value or, for equal values (x == r also holds for
- * zeros of the other sign), the smaller index; the lanes then give the
- * extreme value and the smallest index holding it: the first index of
- * the extreme value, what the scalar rule gives.  Indices live in the
- * lanes' integer width (int32 for float32): the runs reaching a row
+ * x and the step's position (a vector of the first element's index,
+ * plus 4L a step); an unordered compare of two loads ORs a NaN mask, off
+ * the compare chain, and a run with a NaN is answered by the search for
+ * its first NaN, as above.  An element's index is position + accumulator
+ * * L + lane, rebuilt after the loop; every lane starts at q[0] with
+ * position -1, read as index 0.  The first step reads q[0..4L), the next
+ * ones start at the first 64-byte aligned element (Note [Vector loads
+ * from aligned addresses]) and the last one ends at q[n-1]: so steps can
+ * overlap, and an element seen twice is seen at its own index, which
+ * cannot change the answer (a lane still holds the first occurrence of
+ * its best among what it saw, and the true first extreme stays in the
+ * lane that saw it).  A run shorter than 4L is copied to a buffer padded
+ * with q[0], which never replaces a lane's value.  (The head and the
+ * tail had gone one element at a time: with NumPy's rows of 2048
+ * float32 starting 16 bytes into a line, 64 elements a row in a
+ * compare-and-select chain of a few cycles each; one thread, Zen 4,
+ * argmax(dim=1) of 2048^2 went 441-450 -> 272-360 us.)  The accumulators
+ * merge keeping the better value or, for equal values (x == r also
+ * holds for zeros of the other sign), the smaller index; the lanes then
+ * give the extreme value and the smallest index holding it: the first
+ * index of the extreme value, what the scalar rule gives.  Indices live
+ * in the lanes' integer width (int32 for float32): the runs reaching a row
  * kernel are at most TL_REDUCE_RCHUNK elements (reduce.c cuts longer
  * ones and combines the chunks' records by the same rule).  On AVX2 the
  * same loop ran 1.6x slower than the two passes (sixteen registers: the
@@ -2421,52 +2434,82 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
     } while (0)
 
 #ifdef TL_AVX2_DISPATCH
-/* Index of the first extreme of q[0..n), or -1 when a NaN is there. */
+/* A NaN in either of two 64-byte vectors of floats: one unordered
+ * compare (integers have none). */
+#define VARG_NAN2_f32(a, b)                                                 \
+    ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), _CMP_UNORD_Q))
+#define VARG_NAN2_f64(a, b)                                                 \
+    ((unsigned)_mm512_cmp_pd_mask((__m512d)(a), (__m512d)(b), _CMP_UNORD_Q))
+#define VARG_NAN2_i32(a, b) 0u
+#define VARG_NAN2_u32(a, b) 0u
+#define VARG_NAN2_i64(a, b) 0u
+#define VARG_NAN2_u64(a, b) 0u
+/* One step of the one-pass argmax below: the four vectors at P (the
+ * elements at positions it + 0 .. 4L-1) into the accumulators, the lanes
+ * that took x marked with it. */
+#define VARG_STEP(P, CMP, N)                                                \
+    do {                                                                    \
+        LOAD4_KEEP_BETTER(P, CMP, 64);                                      \
+        k0 = (it & c0) | (k0 & ~c0);                                        \
+        k1 = (it & c1) | (k1 & ~c1);                                        \
+        k2 = (it & c2) | (k2 & ~c2);                                        \
+        k3 = (it & c3) | (k3 & ~c3);                                        \
+        nn |= VARG_NAN2_##N(x0, x1) | VARG_NAN2_##N(x2, x3);                \
+        it += 4 * L;                                                        \
+    } while (0)
+/* Index of the first extreme of q[0..n), or -1 when a NaN is there
+ * (Note [One-pass vector argmax]). */
 #define DEF_VARG512(NAME, CMP, N, T, IT, FNAN)                              \
-    TL_TARGET_AVX512 static int64_t NAME##_varg512_##N(const T *q,           \
-                                                        int64_t n)           \
+    TL_TARGET_AVX512 static int64_t NAME##_varg_##N(const T *q, int64_t n)  \
     {                                                                       \
         typedef T vt __attribute__((vector_size(64)));                      \
         typedef IT vi __attribute__((vector_size(64)));                     \
         enum { L = 64 / sizeof(T) };                                        \
         vt m0;                                                              \
-        vi k0, lane;                                                        \
+        vi k0, lane, it;                                                    \
         for (int k = 0; k < L; k++) {                                       \
             m0[k] = q[0];                                                   \
             k0[k] = -1;                                                     \
             lane[k] = (IT)k;                                                \
+            it[k] = 0;                                                      \
         }                                                                   \
         vt m1 = m0, m2 = m0, m3 = m0;                                       \
         vi k1 = k0, k2 = k0, k3 = k0;                                       \
-        vi it = k0 + 1;                                                     \
-        vi nn = it;                                                         \
-        int64_t i = 0;                                                      \
-        for (; i + 4 * L <= n; i += 4 * L) {                                \
-            LOAD4_KEEP_BETTER(CMP, 64);                                     \
-            k0 = (it & c0) | (k0 & ~c0);                                    \
-            k1 = (it & c1) | (k1 & ~c1);                                    \
-            k2 = (it & c2) | (k2 & ~c2);                                    \
-            k3 = (it & c3) | (k3 & ~c3);                                    \
-            nn |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);        \
-            it += 1;                                                        \
+        unsigned nn = 0;                                                    \
+        if (n < 4 * L) {                                                    \
+            /* Padded with q[0], which never replaces a lane's value. */   \
+            T tb[4 * L];                                                    \
+            for (int k = 0; k < 4 * L; k++) {                               \
+                tb[k] = k < n ? q[k] : q[0];                                \
+            }                                                               \
+            VARG_STEP(tb, CMP, N);                                          \
+        } else {                                                            \
+            /* The first step from q, then from the first 64-byte aligned \
+             * element on, the last ending at q[n-1]: steps overlap, and   \
+             * an element seen twice is seen at its own position. */       \
+            VARG_STEP(q, CMP, N);                                           \
+            int64_t i = (uintptr_t)q % sizeof(T) != 0                       \
+                            ? 4 * L                                         \
+                            : (int64_t)((0u - (uintptr_t)q) % 64) /         \
+                                  (int64_t)sizeof(T);                       \
+            i = i > 0 ? i : 4 * L;                                          \
+            it = (it - it) + (IT)i;                                         \
+            for (; i + 4 * L <= n; i += 4 * L) {                            \
+                VARG_STEP(q + i, CMP, N);                                   \
+            }                                                               \
+            if (i < n) {                                                    \
+                it = (it - it) + (IT)(n - 4 * L);                           \
+                VARG_STEP(q + n - 4 * L, CMP, N);                           \
+            }                                                               \
         }                                                                   \
-        int f = 0;                                                          \
-        for (int64_t t = i; t < n; t++) {                                   \
-            f |= q[t] != q[t];                                              \
-        }                                                                   \
-        IT nv[L];                                                           \
-        memcpy(nv, &nn, 64);                                                \
-        for (int k = 0; k < L; k++) {                                       \
-            f |= nv[k] != 0;                                                \
-        }                                                                   \
-        if (FNAN && f) {                                                    \
+        if (FNAN && nn != 0) {                                              \
             return -1;                                                      \
         }                                                                   \
-        /* Iterations to indices (iteration -1: index 0). */                \
-        k0 = (k0 * (4 * L) + lane) & (k0 >= 0);                             \
-        k1 = (k1 * (4 * L) + L + lane) & (k1 >= 0);                         \
-        k2 = (k2 * (4 * L) + 2 * L + lane) & (k2 >= 0);                     \
-        k3 = (k3 * (4 * L) + 3 * L + lane) & (k3 >= 0);                     \
+        /* Positions to indices (-1: index 0, the start value). */          \
+        k0 = (k0 + lane) & (k0 >= 0);                                       \
+        k1 = (k1 + L + lane) & (k1 >= 0);                                   \
+        k2 = (k2 + 2 * L + lane) & (k2 >= 0);                               \
+        k3 = (k3 + 3 * L + lane) & (k3 >= 0);                               \
         /* Merge: the better value, or the smaller index of equals. */      \
         vi c = (m1 CMP m0) | ((m1 == m0) & (k1 < k0));                      \
         m0 = (vt)(((vi)m1 & c) | ((vi)m0 & ~c));                            \
@@ -2498,43 +2541,14 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
                 ri = vk;                                                    \
             }                                                               \
         }                                                                   \
-        for (; i < n; i++) {                                                \
-            if (q[i] CMP r) {                                               \
-                r = q[i];                                                   \
-                ri = i;                                                     \
-            }                                                               \
-        }                                                                   \
         return ri;                                                          \
-    }                                                                       \
-    /* Index of the first extreme (or first NaN) of q[0..n): the head     \
-     * before the first 64-byte aligned element one at a time (Note      \
-     * [Vector loads from aligned addresses]). */                         \
-    static int64_t NAME##_varg_##N(const T *q, int64_t n)                   \
-    {                                                                       \
-        const int64_t h =                                                   \
-            (int64_t)((0u - (uintptr_t)q) % 64) / (int64_t)sizeof(T);       \
-        if ((uintptr_t)q % sizeof(T) != 0 || h == 0 ||                      \
-            n - h < 4 * (int64_t)(64 / sizeof(T))) {                        \
-            const int64_t j = NAME##_varg512_##N(q, n);                     \
-            return FNAN && j < 0 ? vfindnan_##N(q, n) : j;                  \
-        }                                                                   \
-        int64_t hi = 0;                                                     \
-        int f = 0;                                                          \
-        for (int64_t i = 0; i < h; i++) {                                   \
-            f |= q[i] != q[i];                                              \
-            if (q[i] CMP q[hi]) {                                           \
-                hi = i;                                                     \
-            }                                                               \
-        }                                                                   \
-        const int64_t j = NAME##_varg512_##N(q + h, n - h);                 \
-        if (FNAN && (f || j < 0)) {                                         \
-            return vfindnan_##N(q, n);                                      \
-        }                                                                   \
-        return q[h + j] CMP q[hi] ? h + j : hi;                             \
     }
 #define VARG_TRY(NAME, N, q, n, idx0, res, PUT)                             \
     if (have_avx512()) {                                                    \
-        const int64_t bi_ = NAME##_varg_##N(q, n);                          \
+        int64_t bi_ = NAME##_varg_##N(q, n);                                \
+        if (bi_ < 0) {                                                      \
+            bi_ = vfindnan_##N(q, n);                                       \
+        }                                                                   \
         PUT(res, q[bi_]);                                                   \
         (res)->idx = (idx0) + bi_;                                          \
         return;                                                             \
