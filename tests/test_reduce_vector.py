@@ -552,9 +552,9 @@ def test_int_max_min_strips_vs_numpy(dt, shape, dim):
 def test_any_all_vector_blocks(dt):
     """any/all of contiguous rows in vector blocks (ANYALL_BLOCK bytes,
     then the lanes, then a scalar tail): one deciding element anywhere
-    (a block edge, the tail, a later chunk) is found; -0.0 is zero, NaN
-    and values whose low byte is zero (256) are nonzero; strided views
-    agree."""
+    (a block edge, the tail, a later chunk) is found; -0.0 is zero, NaN,
+    subnormals and values whose low byte is zero (256) are nonzero (any()
+    ORs the bits but a float's sign); strided views agree."""
     rng = np.random.default_rng(np.dtype(dt).itemsize)
     odd = {np.bool_: True, np.float32: -0.0, np.float64: -0.0}
     for n in (1, 7, 31, 33, 255, 4095, 4097, 70001):
@@ -564,7 +564,8 @@ def test_any_all_vector_blocks(dt):
             z = np.zeros(n, dt)
             if dt in (np.float32, np.float64):
                 z[:] = -0.0
-                vals = (np.nan, 1e-30, -1.0)
+                vals = (np.nan, 1e-30, -1.0, -np.inf,
+                        np.finfo(dt).smallest_subnormal)
             elif dt is np.bool_:
                 vals = (True,)
             else:

@@ -3404,7 +3404,12 @@ DEF_AMINMAX_VEC(f64, double)
  * true ones 273 -> 50 us (NumPy 62); the unsigned accumulator widened
  * each byte to 32 bits before.  all() looks for a zero lane rather than
  * ANDing nonzero tests: one compare and OR a vector either way (an AND
- * of x != 0 took 79 us).
+ * of x != 0 took 79 us).  any() ORs the elements' bits, with a float's
+ * sign bit masked off (-0.0 is zero; a NaN or a subnormal has magnitude
+ * bits and is nonzero, as x != 0 says): gcc compiled the OR of x != 0 to
+ * a compare and a blend chained through the accumulator, and any() of
+ * 4M false bools took 139-146 us (Zen 4; all() of true ones 54-80, NumPy
+ * 76-80), and 51-52 us this way (NumPy 59-62).
  *
  * Note [Any/all first vector]
  * A run of 8 vectors or more tests its first vector alone before the
@@ -3423,15 +3428,25 @@ DEF_AMINMAX_VEC(f64, double)
         enum { L = VBYTES / sizeof(T), B_ = ANYALL_BLOCK / sizeof(T) };     \
         int64_t k = 0;                                                      \
         int64_t blk = e >= 8 * L ? L : B_; /* Note [Any/all first vector] */\
+        /* the bits an element is nonzero by: all but a float's sign */    \
+        const IT mag = (T)0.5 != 0                                          \
+                           ? (IT)(((uint64_t)1 << (8 * sizeof(IT) - 1)) - 1) \
+                           : (IT)-1;                                        \
         while (k + L <= e) {                                                \
             const int64_t stop = e - k > blk ? k + blk : k + (e - k) / L * L; \
             blk = B_;                                                       \
-            /* any: lanes that are nonzero; all: lanes that are zero */     \
+            /* any: bits of nonzero lanes; all: lanes that are zero */      \
             vi m = {0};                                                     \
             for (; k < stop; k += L) {                                      \
                 vt x;                                                       \
                 memcpy(&x, q + k, VBYTES);                                  \
-                m |= (vi)((ID) ? x == 0 : x != 0);                          \
+                if (ID) {                                                   \
+                    m |= (vi)(x == 0);                                      \
+                } else {                                                    \
+                    vi u;                                                   \
+                    memcpy(&u, &x, VBYTES);                                 \
+                    m |= u & mag;                                           \
+                }                                                           \
             }                                                               \
             uint64_t w[VBYTES / 8];                                         \
             memcpy(w, &m, VBYTES);                                          \
