@@ -163,6 +163,39 @@ def test_argmax_overlapping_steps(dt):
                 assert int(x.argmin()) == int(np.argmin(v)), (n, k, case)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int8, np.uint16,
+                                np.int32, np.uint32, np.int64, np.uint64])
+def test_extrema_overlapping_last_step(dt):
+    # Note [Vector extrema]: a run that does not end on a step takes one
+    # more step over its last 4L elements, overlapping the one before.
+    # The extreme (or a NaN) only in the part the last step adds, or only
+    # in the overlap, at every start offset: NumPy's values.
+    rng = np.random.default_rng(11)
+    size = np.dtype(dt).itemsize
+    step4 = 4 * 32 // size
+    flt = np.issubdtype(dt, np.floating)
+    hi, lo = (np.array(100, dt), np.array(-100 if flt else 0, dt))
+    for n in (step4 + 1, 2 * step4 - 1, 3 * step4 + 5, 5 * step4 + 2):
+        for k in range(0, 64 // size, max(1, 16 // size)):
+            for where in (n - 1, n - step4, n - step4 - 1):
+                for case in ("hi", "lo", "nan"):
+                    if case == "nan" and not flt:
+                        continue
+                    a = (rng.integers(1, 50, n + k)).astype(dt)
+                    if case == "nan":
+                        a[k + where] = np.nan
+                    else:
+                        a[k + where] = hi if case == "hi" else lo
+                    v = a[k:]
+                    y = t(a)[k:]
+                    for got, ref in ((y.amax(), v.max()), (y.amin(), v.min())):
+                        g = got.item()
+                        if case == "nan":
+                            assert np.isnan(g), (n, k, where)
+                        else:
+                            assert g == ref, (n, k, where, case)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.int32])
 def test_argmax_across_reduction_chunks(dt):
     # reduce.c hands the row kernels runs of at most 32768 elements and

@@ -2053,7 +2053,12 @@ DEF_ARG_F(f64, double, LDID)
  * vectorisable equality OR: the same index the one-pass rule "strictly
  * better replaces, ties keep the first" gives, since x == r also holds for
  * a zero of the other sign.  The lane order does not change a value: max
- * and min are exact. */
+ * and min are exact.  A run of 4L elements or more that does not end on a
+ * step takes a last step over its last 4L elements, overlapping the one
+ * before, where the rest went one element at a time in a chain of
+ * compare-and-selects (max and min are idempotent, so an element seen
+ * twice changes nothing but, among equal zeros, which one a lane holds;
+ * every clone has the same lanes and steps). */
 #define VBYTES 32
 
 /* Inside a loop over i of the vector bodies below: loads x0..x3, four
@@ -2094,8 +2099,14 @@ DEF_ARG_F(f64, double, LDID)
         for (; i + 4 * L <= n; i += 4 * L) {                                \
             PREFETCH_AHEAD(q + i);                                          \
             PREFETCH_AHEAD(q + i + 2 * L);                                  \
-            LOAD4_KEEP_BETTER(q + i, CMP, VBYTES);                                 \
+            LOAD4_KEEP_BETTER(q + i, CMP, VBYTES);                          \
             nn |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);        \
+        }                                                                   \
+        /* The last 4L, overlapping (Note [Vector extrema]). */            \
+        if (i < n && i > 0) {                                               \
+            LOAD4_KEEP_BETTER(q + n - 4 * L, CMP, VBYTES);                  \
+            nn |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);        \
+            i = n;                                                          \
         }                                                                   \
         const vi c1 = m1 CMP m0, c3 = m3 CMP m2;                            \
         m0 = (vt)(((vi)m1 & c1) | ((vi)m0 & ~c1));                          \
@@ -2159,6 +2170,22 @@ DEF_ARG_F(f64, double, LDID)
                             VX_##N(or)(VX_##N(cmp)(x0, x1, _CMP_UNORD_Q),   \
                                        VX_##N(cmp)(x2, x3, _CMP_UNORD_Q))); \
         }                                                                   \
+        /* The last 4L, overlapping (Note [Vector extrema]). */            \
+        if (i < n && i > 0) {                                               \
+            const T *t_ = q + n - 4 * L;                                    \
+            const VX_T_##N x0 = VX_##N(loadu)(t_);                          \
+            const VX_T_##N x1 = VX_##N(loadu)(t_ + L);                      \
+            const VX_T_##N x2 = VX_##N(loadu)(t_ + 2 * L);                  \
+            const VX_T_##N x3 = VX_##N(loadu)(t_ + 3 * L);                  \
+            m0 = VX_##N(NAME)(x0, m0);                                      \
+            m1 = VX_##N(NAME)(x1, m1);                                      \
+            m2 = VX_##N(NAME)(x2, m2);                                      \
+            m3 = VX_##N(NAME)(x3, m3);                                      \
+            nn = VX_##N(or)(nn,                                             \
+                            VX_##N(or)(VX_##N(cmp)(x0, x1, _CMP_UNORD_Q),   \
+                                       VX_##N(cmp)(x2, x3, _CMP_UNORD_Q))); \
+            i = n;                                                          \
+        }                                                                   \
         m0 = VX_##N(NAME)(m1, m0);                                          \
         m2 = VX_##N(NAME)(m3, m2);                                          \
         m0 = VX_##N(NAME)(m2, m0);                                          \
@@ -2205,6 +2232,14 @@ DEF_ARG_F(f64, double, LDID)
                 const T x = q[i + k];                                       \
                 acc[k] = x CMP acc[k] ? x : acc[k];                         \
             }                                                               \
+        }                                                                   \
+        /* The last 4L, overlapping (Note [Vector extrema]). */            \
+        if (i < n && i > 0) {                                               \
+            for (int k = 0; k < 4 * L; k++) {                               \
+                const T x = q[n - 4 * L + k];                               \
+                acc[k] = x CMP acc[k] ? x : acc[k];                         \
+            }                                                               \
+            i = n;                                                          \
         }                                                                   \
         /* The four vectors into one, then its lanes. */                   \
         for (int k = 0; k < L; k++) {                                       \
