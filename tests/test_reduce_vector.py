@@ -370,6 +370,37 @@ def test_sum_f32_lane_blocks_specials(n):
         assert np.isnan(float(t(b).sum().item()))
 
 
+@pytest.mark.parametrize("n", [8, 9, 15, 16, 40, 63, 64 + 8, 64 + 63,
+                               512 + 17, 1024 + 56])
+def test_sum_f32_vectors_below_a_block(n):
+    """Note [Float32 lane blocks]: below the last whole block, whole
+    vectors of 8 add into one (at most 7 deep) and are checked like a
+    block: lanes that overflow float32 are summed again in float64;
+    even and odd lanes stay apart (complex64); the last 7 or fewer go
+    one by one.  Each row of a matrix is a separate run."""
+    big = np.float32(3e38)
+    start = n // 64 * 64
+    a = np.zeros(n, np.float32)
+    if n - start >= 16:   # two elements of one lane below the block
+        a[start], a[start + 8] = big, big
+        a[start + 1], a[start + 9] = -big, -big
+        assert float(t(a).sum().item()) == a.astype(np.float64).sum()
+    rng = np.random.default_rng(n)
+    m = rng.standard_normal((5, n)).astype(np.float32)
+    got = t(m).sum(dim=1).numpy().astype(np.float64)
+    np.testing.assert_allclose(got, m.astype(np.float64).sum(axis=1),
+                               rtol=2e-6, atol=2e-6 * np.sqrt(n))
+    c = (m[:, :n // 2] + 1j * m[:, n // 2:2 * (n // 2)]).astype(np.complex64)
+    gc = t(c).sum(dim=1).numpy().astype(np.complex128)
+    np.testing.assert_allclose(gc, c.astype(np.complex128).sum(axis=1),
+                               rtol=2e-6, atol=2e-6 * np.sqrt(n))
+    b = np.ones(n, np.float32)
+    b[n - 1 - (n - start) % 8 if n - start >= 8 else 0] = np.inf
+    assert float(t(b).sum().item()) == np.inf
+    b[0] = np.nan
+    assert np.isnan(float(t(b).sum().item()))
+
+
 def test_sum_f32_more_accurate_than_numpy_on_average():
     """Over many random arrays the float32 sum's error against a float64
     reference is below NumPy's pairwise sum's (root mean square), and

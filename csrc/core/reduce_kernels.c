@@ -444,7 +444,14 @@ typedef float tl_v8f __attribute__((vector_size(32)));
  * float64 reference).  A block whose float64 sum is not finite (an
  * infinity or NaN in it, or a float32 lane that overflowed where the
  * float64 sum would not) is summed again in float64, element by element:
- * lanes never overflow where the old all-float64 sum did not.  The
+ * lanes never overflow where the old all-float64 sum did not.  Below the
+ * last whole block, whole vectors of 8 add into one vector (at most 7
+ * deep, the same bound), converted and checked the same way; only the
+ * last 7 floats or fewer go one by one in float64.  (They all did: a row
+ * of 60 floats was a chain of 30 dependent float64 adds.  With
+ * lanes1_f32 below, sum(dim=1) of (17476, 60) float32, one thread, Zen
+ * 4, went 403 -> 198 us, of (4194, 250) 163 -> 94; PyTorch 105 and 50,
+ * NumPy 492 and 239: the rest is each row's call, finish and store.)  The
  * operations and their order are the same on the AVX2 and baseline
  * builds, so results are bit-identical on either. */
 static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
@@ -483,6 +490,31 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
             tot += b;
         }
     }
+    if (m - i >= 8) {
+        /* Below a block: vectors of 8 lanes, up to 7 deep (Note [Float32
+         * lane blocks]). */
+        const int64_t start = i;
+        tl_v8f a0;
+        memcpy(&a0, q + i, sizeof a0);
+        for (i += 8; i + 8 <= m; i += 8) {
+            tl_v8f x0;
+            memcpy(&x0, q + i, sizeof x0);
+            a0 += x0;
+        }
+        const v4d b = WIDE(a0);
+        if (TL_UNLIKELY(!isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
+            double be = 0, bo = 0;
+            for (int64_t j = start; j < i; j += 2) {
+                be += (double)q[j];
+                bo += (double)q[j + 1];
+            }
+            e += be;
+            o += bo;
+        }
+        else {
+            tot += b;
+        }
+    }
     e += tot[0] + tot[2];
     o += tot[1] + tot[3];
 #undef LO4
@@ -501,6 +533,20 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
 }
 
 DISPATCHED(lanes_f32, (const float *q, int64_t m, double out[2]),
+           (q, m, out))
+
+/* *out = the sum of lanes_f32's two halves, in registers: sum_row_f32
+ * read them back from the 16-byte store lanes_f32 ended with, a stalled
+ * store forward on every row (a third of its time over rows of 60). */
+static TL_ALWAYS_INLINE void lanes1_f32_body(const float *q, int64_t m,
+                                             double *out)
+{
+    double o[2];
+    lanes_f32_body(q, m, o);
+    *out = o[0] + o[1];
+}
+
+DISPATCHED(lanes1_f32, (const float *q, int64_t m, double *out),
            (q, m, out))
 
 /* Note [Float64 lane blocks]
@@ -1322,9 +1368,7 @@ static void sum_row_f32(const char *p, int64_t n, int64_t s, int64_t idx0,
                         const tl_racc *aux, tl_racc *res)
 {
     if (s == (int64_t)sizeof(float)) {
-        double o[2];
-        lanes_f32((const float *)p, n, o);
-        res->v.d[0] = o[0] + o[1];
+        lanes1_f32((const float *)p, n, &res->v.d[0]);
         return;
     }
     double acc[4] = {0};
