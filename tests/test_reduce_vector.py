@@ -453,8 +453,11 @@ def test_noncontiguous_and_empty():
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
-@pytest.mark.parametrize("n", [1, 15, 16, 17, 100, 4099])
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 15, 16, 17, 20, 31, 33, 60,
+                               100, 4099])
 def test_prod_lanes(dt, n):
+    # The lanes, then the last whole vectors one a lane vector, then the
+    # last 3 or fewer; a zero or an infinity anywhere, rows of a matrix.
     rng = np.random.default_rng(n)
     a = (1 + 0.01 * rng.standard_normal(n)).astype(dt)
     got = float(t(a).prod().item())
@@ -468,6 +471,13 @@ def test_prod_lanes(dt, n):
     assert np.isnan(float(t(b).prod().item()))
     b[0] = np.nan
     assert np.isnan(float(t(b).prod().item()))
+    m = (1 + 0.01 * rng.standard_normal((6, n))).astype(dt)
+    m[1, n // 2] = 0
+    m[2, n - 1] = np.inf
+    m[3, n - 2] = -np.inf
+    np.testing.assert_allclose(t(m).prod(dim=1).numpy(),
+                               m.astype(np.float64).prod(axis=1),
+                               rtol=1e-6 if dt == np.float32 else 1e-12)
 
 
 @pytest.mark.parametrize("n", [4, 17, 1000, 100003])
