@@ -880,6 +880,14 @@ static void run_task(void *vctx, int64_t c)
         const tl_racc *aux = R->aux ? R->aux + o : NULL;
         if (L->outer) {
             R->k->cols(base, n, kin0, &L->rs, rb, re, aux, buf);
+        } else if (L->rs.nr == 1) {
+            /* reduce_inner's one-dim case, without a call a row */
+            const int64_t s0 = L->rs.stride[0];
+            const char *p = base + rb * s0;
+            for (int64_t i = 0; i < n; i++) {
+                R->k->row(p + i * kin0, re - rb, s0, rb,
+                          aux ? aux + i : NULL, &buf[i]);
+            }
         } else {
             for (int64_t i = 0; i < n; i++) {
                 reduce_inner(R, base + i * kin0, rb, re, aux ? aux + i : NULL,

@@ -69,12 +69,16 @@
 /* TENSORLIB_VECMATH=baseline (vecmath.h) caps these kernels too, so that
  * the baseline clones can be run and compared with the AVX2 ones
  * (tests/test_reduce_vector.py): tl_vecmath_level decides for both. */
-static inline int have_avx2(void) { return tl_vecmath_level() >= 1; }
+/* tl_vecmath_level(), read once when the library loads (before any
+ * thread can read it; lane_prefetch_init below): a call to it per row
+ * was a few percent of a sum over rows of 60 floats. */
+static int reduce_isa_level;
+static inline int have_avx2(void) { return reduce_isa_level >= 1; }
 /* AVX-512 (F, VL, BW, DQ) for the one-pass argmax (Note [One-pass vector
  * argmax]); TENSORLIB_VECMATH=avx2 or baseline caps it. */
 #define TL_TARGET_AVX512                                                    \
     __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
-static inline int have_avx512(void) { return tl_vecmath_level() >= 2; }
+static inline int have_avx512(void) { return reduce_isa_level >= 2; }
 #else
 #define TL_ALWAYS_INLINE inline
 #endif
@@ -356,6 +360,9 @@ static _Thread_local int64_t reduce_footprint;
 
 __attribute__((constructor)) static void lane_prefetch_init(void)
 {
+#ifdef TL_AVX2_DISPATCH
+    reduce_isa_level = tl_vecmath_level();
+#endif
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     const int amd = __builtin_cpu_is("amd");
@@ -691,6 +698,23 @@ static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
 
 DISPATCHED(lanes_f64, (const double *q, int64_t m, double hi[2],
                        double lo[2]),
+           (q, m, hi, lo))
+
+/* The compensated sum of lanes_f64's two halves to (*hi, *lo), in
+ * registers (as lanes1_f32: sum_row_f64 read the halves back from
+ * lanes_f64's vector stores, a stalled forward every row, a third of a
+ * sum over rows of 16 doubles). */
+static TL_ALWAYS_INLINE void lanes1_f64_body(const double *q, int64_t m,
+                                             double *hi, double *lo)
+{
+    double h[2], l[2];
+    lanes_f64_body(q, m, h, l);
+    dd_add(&h[0], &l[0], h[1], l[1]);
+    *hi = h[0];
+    *lo = l[0];
+}
+
+DISPATCHED(lanes1_f64, (const double *q, int64_t m, double *hi, double *lo),
            (q, m, hi, lo))
 
 /* Compensated strided sum of n doubles (byte stride s). */
@@ -1382,11 +1406,7 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
                         const tl_racc *aux, tl_racc *res)
 {
     if (s == (int64_t)sizeof(double)) {
-        double hi[2], lo[2];
-        lanes_f64((const double *)p, n, hi, lo);
-        dd_add(&hi[0], &lo[0], hi[1], lo[1]);
-        res->v.d[0] = hi[0];
-        res->v.d[1] = lo[0];
+        lanes1_f64((const double *)p, n, &res->v.d[0], &res->v.d[1]);
         return;
     }
     strided_f64(p, n, s, &res->v.d[0], &res->v.d[1]);
