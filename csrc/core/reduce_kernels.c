@@ -472,6 +472,22 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
 #define LO4(x) ((v4f){(x)[0], (x)[1], (x)[2], (x)[3]})
 #define HI4(x) ((v4f){(x)[4], (x)[5], (x)[6], (x)[7]})
 #define WIDE(x) (CVT4D(LO4(x)) + CVT4D(HI4(x)))
+/* tot += the float64 lane sums b of q[start..end), or that range again
+ * in float64 when b is not finite (Note [Float32 lane blocks]). */
+#define F32_BLOCK_TAKE(b, start, end)                                       \
+    do {                                                                    \
+        if (TL_UNLIKELY(!isfinite(((b)[0] + (b)[1]) + ((b)[2] + (b)[3])))) { \
+            double be = 0, bo = 0;                                          \
+            for (int64_t j = (start); j < (end); j += 2) {                  \
+                be += (double)q[j];                                         \
+                bo += (double)q[j + 1];                                     \
+            }                                                               \
+            e += be;                                                        \
+            o += bo;                                                        \
+        } else {                                                            \
+            tot += (b);                                                     \
+        }                                                                   \
+    } while (0)
     v4d tot = {0, 0, 0, 0};
     while (i + 64 <= m) {
         const int64_t start = i;
@@ -483,19 +499,7 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
         ADD64_RUN(a, q, i, end);
         const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
                       ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
-        if (TL_UNLIKELY(!isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
-            /* Again in float64 (Note [Float32 lane blocks]). */
-            double be = 0, bo = 0;
-            for (int64_t j = start; j < end; j += 2) {
-                be += (double)q[j];
-                bo += (double)q[j + 1];
-            }
-            e += be;
-            o += bo;
-        }
-        else {
-            tot += b;
-        }
+        F32_BLOCK_TAKE(b, start, end);
     }
     if (m - i >= 8) {
         /* Below a block: vectors of 8 lanes, up to 7 deep (Note [Float32
@@ -509,24 +513,14 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
             a0 += x0;
         }
         const v4d b = WIDE(a0);
-        if (TL_UNLIKELY(!isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
-            double be = 0, bo = 0;
-            for (int64_t j = start; j < i; j += 2) {
-                be += (double)q[j];
-                bo += (double)q[j + 1];
-            }
-            e += be;
-            o += bo;
-        }
-        else {
-            tot += b;
-        }
+        F32_BLOCK_TAKE(b, start, i);
     }
     e += tot[0] + tot[2];
     o += tot[1] + tot[3];
 #undef LO4
 #undef HI4
 #undef WIDE
+#undef F32_BLOCK_TAKE
 #endif
     for (; i + 2 <= m; i += 2) {
         e += (double)q[i];
@@ -2260,24 +2254,12 @@ DEF_ARG_F(f64, double, LDID)
         VX_T_##N m1 = m0, m2 = m0, m3 = m0;                                 \
         VX_T_##N nn = VX_##N(cmp)(m0, m0, _CMP_UNORD_Q);                    \
         int64_t i = 0;                                                      \
-        for (; i + 4 * L <= n; i += 4 * L) {                                \
-            PREFETCH_AHEAD(q + i);                                          \
-            PREFETCH_AHEAD(q + i + 2 * L);                                  \
-            const VX_T_##N x0 = VX_##N(loadu)(q + i);                       \
-            const VX_T_##N x1 = VX_##N(loadu)(q + i + L);                   \
-            const VX_T_##N x2 = VX_##N(loadu)(q + i + 2 * L);               \
-            const VX_T_##N x3 = VX_##N(loadu)(q + i + 3 * L);               \
-            m0 = VX_##N(NAME)(x0, m0);                                      \
-            m1 = VX_##N(NAME)(x1, m1);                                      \
-            m2 = VX_##N(NAME)(x2, m2);                                      \
-            m3 = VX_##N(NAME)(x3, m3);                                      \
-            nn = VX_##N(or)(nn,                                             \
-                            VX_##N(or)(VX_##N(cmp)(x0, x1, _CMP_UNORD_Q),   \
-                                       VX_##N(cmp)(x2, x3, _CMP_UNORD_Q))); \
-        }                                                                   \
-        /* The last 4L, overlapping (Note [Vector extrema]). */            \
-        if (i < n && i > 0) {                                               \
-            const T *t_ = q + n - 4 * L;                                    \
+        /* Steps of 4L, the last over the last 4L, overlapping the one  \
+         * before (Note [Vector extrema]). */                              \
+        while (n >= 4 * L && i < n) {                                       \
+            const T *t_ = i + 4 * L <= n ? q + i : q + n - 4 * L;           \
+            PREFETCH_AHEAD(t_);                                             \
+            PREFETCH_AHEAD(t_ + 2 * L);                                     \
             const VX_T_##N x0 = VX_##N(loadu)(t_);                          \
             const VX_T_##N x1 = VX_##N(loadu)(t_ + L);                      \
             const VX_T_##N x2 = VX_##N(loadu)(t_ + 2 * L);                  \
@@ -2289,7 +2271,7 @@ DEF_ARG_F(f64, double, LDID)
             nn = VX_##N(or)(nn,                                             \
                             VX_##N(or)(VX_##N(cmp)(x0, x1, _CMP_UNORD_Q),   \
                                        VX_##N(cmp)(x2, x3, _CMP_UNORD_Q))); \
-            i = n;                                                          \
+            i = i + 4 * L <= n ? i + 4 * L : n;                             \
         }                                                                   \
         m0 = VX_##N(NAME)(m1, m0);                                          \
         m2 = VX_##N(NAME)(m3, m2);                                          \
