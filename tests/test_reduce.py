@@ -853,7 +853,8 @@ _F64_DISTS = {
 
 
 @pytest.mark.parametrize("dist", sorted(_F64_DISTS))
-@pytest.mark.parametrize("n", [7, 63, 64, 65, 1000, 4099, 100_003])
+@pytest.mark.parametrize("n", [7, 8, 9, 16, 31, 63, 64, 65, 129, 1000, 4099,
+                               100_003])
 def test_accuracy_float64_blocks(dist, n):
     # Note [Float64 lane blocks]: float64 sum, nansum and var's sum of
     # squares add blocks of 64 as trees and two-sum the block sums.  Each

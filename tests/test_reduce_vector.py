@@ -401,6 +401,68 @@ def test_sum_f32_vectors_below_a_block(n):
     assert np.isnan(float(t(b).sum().item()))
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_row_runs_every_short_width(dt):
+    """Note [Row runs]: sum, mean, prod, amax and amin over short
+    innermost rows, one kernel call for a run of rows: every width from
+    1 to 140 (the partial lane blocks' masked last vector, Note [Float32
+    lane blocks] and [Float64 lane blocks]), rows adjacent, rows apart (a
+    column slice), starting off a vector boundary, and strided rows (the
+    row-by-row path); against NumPy on the float64 values, each row as
+    its own reduction, and NaN, inf and -inf in chosen rows."""
+    rng = np.random.default_rng(int(np.dtype(dt).itemsize))
+    u = np.finfo(dt).eps
+    for w in range(1, 141):
+        base = rng.standard_normal((9, w + 5)).astype(dt)
+        base[2, w // 2] = np.nan
+        base[4, w - 1] = np.inf
+        base[5, 0] = -np.inf
+        views = [base[:, :w], base[:, 5:w + 5], np.ascontiguousarray(
+            base[:, 1:w + 1])]
+        if w > 1:
+            views.append(base[:, : 2 * (w // 2): 2])
+        for x in views:
+            xd = x.astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                ref = {"sum": xd.sum(1), "mean": xd.mean(1),
+                       "amax": xd.max(1), "amin": xd.min(1)}
+            tx = t(x)
+            for op, r in ref.items():
+                got = getattr(tx, op)(dim=1).numpy().astype(np.float64)
+                tol = 0 if op in ("amax", "amin") else \
+                    4 * u * np.abs(xd).sum(1) / (x.shape[1] if op == "mean"
+                                                 else 1)
+                with np.errstate(invalid="ignore"):
+                    ok = (np.abs(got - r) <= tol) | (got == r) | \
+                        (np.isnan(got) & np.isnan(r))
+                assert ok.all(), (w, op, x.strides, got, r)
+            p = (1 + 0.01 * rng.standard_normal(x.shape)).astype(dt)
+            got = t(p).prod(dim=1).numpy().astype(np.float64)
+            np.testing.assert_allclose(got, p.astype(np.float64).prod(1),
+                                       rtol=4 * w * u)
+            # the one-row reduction of each row gives the same bits
+            rows = np.stack([tx[j].sum().numpy() for j in range(x.shape[0])])
+            assert rows.tobytes() == tx.sum(dim=1).numpy().tobytes(), w
+
+
+@pytest.mark.parametrize("w", [9, 15, 17, 63, 65, 127, 130, 511, 513])
+def test_row_runs_float32_overflowing_partial_block(w):
+    """A float32 partial lane block whose lanes overflow (or hold inf and
+    NaN) is summed again in float64 from its first element, an odd count
+    of them included (Note [Float32 lane blocks])."""
+    big = np.float32(3e38)
+    a = np.ones((4, w), np.float32)
+    h = (w + 1) // 2
+    a[0, :h], a[0, h:] = big, -big   # lanes overflow, the sum is exact
+    a[1, :h], a[1, h:] = -big, big
+    a[2, w - 2] = np.inf
+    a[3, w - 1] = np.nan
+    got = t(a).sum(dim=1).numpy()
+    ref = a.astype(np.float64).sum(1).astype(np.float32)
+    np.testing.assert_array_equal(got, ref)
+    assert np.isfinite(got[:2]).all()
+
+
 def test_sum_f32_more_accurate_than_numpy_on_average():
     """Over many random arrays the float32 sum's error against a float64
     reference is below NumPy's pairwise sum's (root mean square), and
@@ -1023,7 +1085,8 @@ for name in names:
     dt = getattr(tl, name)
     for shape, dim in [((37, 19), 0), ((5, 37, 19), 1), ((3, 41, 300), 1),
                        ((1003,), None), ((9, 530), 1), ((4, 3000), 1),
-                       ((40, 600), 0)]:
+                       ((40, 600), 0), ((6, 7), 1), ((6, 16), 1),
+                       ((5, 61), 1), ((4, 250), 1)]:
         x = rng.uniform(0.9, 1.1, shape)
         if dim == 1 and len(shape) == 2:
             x[1, shape[1] // 3] = np.nan  # argmax's first-NaN rule

@@ -825,15 +825,14 @@ static void emit(const rrun *R, int64_t o, int64_t n, const tl_racc *buf)
         } else {
             fdt = R->k->final_dtype;
             const int64_t fi = tl_itemsize(fdt);
-            for (int64_t i = 0; i < n; i++) {
-                tl_racc t;
-                const tl_racc *a = &buf[i];
-                if (R->out_slot1[q]) {
-                    t = buf[i];
+            if (!R->out_slot1[q]) {
+                tl_reduce_finish_n(R->k, buf, n, &R->fin, fbuf);
+            } else {
+                for (int64_t i = 0; i < n; i++) {
+                    tl_racc t = buf[i];
                     t.v.u[0] = t.v.u[1];
-                    a = &t;
+                    R->k->finish(&t, &R->fin, fbuf + i * fi);
                 }
-                R->k->finish(a, &R->fin, fbuf + i * fi);
             }
         }
         const unsigned char *src = fbuf;
@@ -884,9 +883,13 @@ static void run_task(void *vctx, int64_t c)
             /* reduce_inner's one-dim case, without a call a row */
             const int64_t s0 = L->rs.stride[0];
             const char *p = base + rb * s0;
-            for (int64_t i = 0; i < n; i++) {
-                R->k->row(p + i * kin0, re - rb, s0, rb,
-                          aux ? aux + i : NULL, &buf[i]);
+            if (R->k->rows) {
+                R->k->rows(p, n, kin0, re - rb, s0, rb, aux, buf);
+            } else {
+                for (int64_t i = 0; i < n; i++) {
+                    R->k->row(p + i * kin0, re - rb, s0, rb,
+                              aux ? aux + i : NULL, &buf[i]);
+                }
             }
         } else {
             for (int64_t i = 0; i < n; i++) {

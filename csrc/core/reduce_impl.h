@@ -159,11 +159,24 @@ typedef struct tl_rkernel {
      * (Note [Absorbing chunks] in reduce.c). */
     bool absorbs;
     uint64_t absorb;
+    /* Optional (NULL: row() a row): reduces m rows of n >= 1 elements,
+     * element byte stride s, row j at p + j * rs, into res[0..m), as m
+     * calls row(p + j * rs, n, s, idx0, aux ? aux + j : NULL, res + j)
+     * would, the same bits.  The driver's one-dim inner case calls it once
+     * for a run of outputs (Note [Row runs], reduce_kernels.c). */
+    void (*rows)(const char *p, int64_t m, int64_t rs, int64_t n, int64_t s,
+                 int64_t idx0, const tl_racc *aux, tl_racc *res);
 } tl_rkernel;
 
 /* The kernel of family fam reading dtype dt, or NULL when the pair is not
  * supported. */
 const tl_rkernel *tl_reduce_kernel_get(int fam, int dt);
+
+/* Writes the values of the n records at a as k->final_dtype to dst[0..n)
+ * (aligned, contiguous), as k->finish would one by one: the plain
+ * finishes' loops without a call an element. */
+void tl_reduce_finish_n(const tl_rkernel *k, const tl_racc *a, int64_t n,
+                        const tl_rfinish *f, void *dst);
 
 /* Tells the kernels that this thread's reduction reads `bytes` of input
  * in all, before it calls them: only how they read depends on it (Note

@@ -400,6 +400,7 @@ void tl_reduce_kernel_footprint(int64_t bytes) { reduce_footprint = bytes; }
 
 #if defined(__GNUC__)
 typedef float tl_v8f __attribute__((vector_size(32)));
+typedef int32_t tl_v8i __attribute__((vector_size(32)));
 
 /* The 64 floats at p into the tl_v8f variables v0 .. v7. */
 #define LOAD64(v, p)                                                        \
@@ -436,6 +437,31 @@ typedef float tl_v8f __attribute__((vector_size(32)));
     }
 #endif
 
+/* s = the tree sum of c (1..8, in scope) vectors: V(0) .. V(c-2) and
+ * t, the last (a partial lane block, Note [Float32 lane blocks] and
+ * [Float64 lane blocks]): at most 3 deep, as a whole block's. */
+#define TREE_OF_C(V, t, s)                                                  \
+    switch (c) {                                                            \
+    case 1: s = t; break;                                                   \
+    case 2: s = V(0) + t; break;                                            \
+    case 3: s = (V(0) + V(1)) + t; break;                                   \
+    case 4: s = (V(0) + V(1)) + (V(2) + t); break;                          \
+    case 5: s = ((V(0) + V(1)) + (V(2) + V(3))) + t; break;                 \
+    case 6: s = ((V(0) + V(1)) + (V(2) + V(3))) + (V(4) + t); break;        \
+    case 7:                                                                 \
+        s = ((V(0) + V(1)) + (V(2) + V(3))) + ((V(4) + V(5)) + t);          \
+        break;                                                              \
+    default:                                                                \
+        s = ((V(0) + V(1)) + (V(2) + V(3))) + ((V(4) + V(5)) + (V(6) + t)); \
+        break;                                                              \
+    }
+
+/* Lanes j >= 8 - r of the last 8 elements: *_tail_mask + r, 8 of them. */
+static const int32_t f32_tail_mask[16] = {0,  0,  0,  0,  0,  0,  0,  0,
+                                          -1, -1, -1, -1, -1, -1, -1, -1};
+static const int64_t f64_tail_mask[16] = {0,  0,  0,  0,  0,  0,  0,  0,
+                                          -1, -1, -1, -1, -1, -1, -1, -1};
+
 /* Note [Float32 lane blocks]
  * A float32 sum runs at memory speed only if its adds stay in float32:
  * converting every element to float64 (one vcvtps2pd per four floats)
@@ -452,13 +478,17 @@ typedef float tl_v8f __attribute__((vector_size(32)));
  * infinity or NaN in it, or a float32 lane that overflowed where the
  * float64 sum would not) is summed again in float64, element by element:
  * lanes never overflow where the old all-float64 sum did not.  Below the
- * last whole block, whole vectors of 8 add into one vector (at most 7
- * deep, the same bound), converted and checked the same way; only the
- * last 7 floats or fewer go one by one in float64.  (They all did: a row
- * of 60 floats was a chain of 30 dependent float64 adds.  With
- * lanes1_f32 below, sum(dim=1) of (17476, 60) float32, one thread, Zen
- * 4, went 403 -> 198 us, of (4194, 250) 163 -> 94; PyTorch 105 and 50,
- * NumPy 492 and 239: the rest is each row's call, finish and store.)  The
+ * last whole block (the partial block), the c <= 8 vectors of 8 left,
+ * the last one the run's last 8 floats with those before the partial
+ * block masked to zero, add as a tree (TREE_OF_C: at most 3 deep, so
+ * each lane 7 roundings at most, the block's bound), converted and
+ * checked the same way; only a run of fewer than 8 floats goes one by
+ * one in float64.  (They all had: a row of 60 floats was a chain of 30
+ * dependent float64 adds; then the whole vectors went in a chain of up to
+ * 7 and the last 7 floats or fewer one by one.  sum(dim=1) of (17476, 60)
+ * float32, one thread, Zen 4: 403 -> 198 us with the chain and
+ * lanes1_f32, PyTorch 105, NumPy 492; (4369, 60) 26.7 -> 23.3 us with the
+ * tree, PyTorch 22.4.)  The
  * operations and their order are the same on the AVX2 and baseline
  * builds, so results are bit-identical on either. */
 static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
@@ -478,9 +508,13 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
     do {                                                                    \
         if (TL_UNLIKELY(!isfinite(((b)[0] + (b)[1]) + ((b)[2] + (b)[3])))) { \
             double be = 0, bo = 0;                                          \
-            for (int64_t j = (start); j < (end); j += 2) {                  \
+            int64_t j = (start);                                            \
+            for (; j + 2 <= (end); j += 2) {                                \
                 be += (double)q[j];                                         \
                 bo += (double)q[j + 1];                                     \
+            }                                                               \
+            if (j < (end)) {                                                \
+                be += (double)q[j];                                         \
             }                                                               \
             e += be;                                                        \
             o += bo;                                                        \
@@ -501,19 +535,27 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
                       ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
         F32_BLOCK_TAKE(b, start, end);
     }
-    if (m - i >= 8) {
-        /* Below a block: vectors of 8 lanes, up to 7 deep (Note [Float32
-         * lane blocks]). */
+    if (m >= 8 && i < m) {
+        /* Below a block: c vectors of 8 lanes, the last one q[m-8..m)
+         * with the elements before start masked to zero (lane j kept
+         * when j >= 8 - r: the element's index has j's parity, m being
+         * even for complex64), as a tree of c (Note [Float32 lane
+         * blocks]). */
         const int64_t start = i;
-        tl_v8f a0;
-        memcpy(&a0, q + i, sizeof a0);
-        for (i += 8; i + 8 <= m; i += 8) {
-            tl_v8f x0;
-            memcpy(&x0, q + i, sizeof x0);
-            a0 += x0;
-        }
-        const v4d b = WIDE(a0);
-        F32_BLOCK_TAKE(b, start, i);
+        const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);
+        tl_v8f t;
+        tl_v8i k;
+        memcpy(&t, q + m - 8, sizeof t);
+        memcpy(&k, f32_tail_mask + r, sizeof k);
+        t = (tl_v8f)((tl_v8i)t & k);
+        const float *w = q + i;
+#define V8(k) ({ tl_v8f v_; memcpy(&v_, w + 8 * (k), sizeof v_); v_; })
+        tl_v8f a;
+        TREE_OF_C(V8, t, a)
+#undef V8
+        const v4d b = WIDE(a);
+        F32_BLOCK_TAKE(b, start, m);
+        i = m;
     }
     e += tot[0] + tot[2];
     o += tot[1] + tot[3];
@@ -560,9 +602,17 @@ DISPATCHED(lanes1_f32, (const float *q, int64_t m, double *out),
  * d)) + ((e + f) + (g + h)) in plain float64, and only the 8 block sums
  * are two-summed into the lanes: 14 additions per 64 doubles, memory
  * speed (2^18: 21 us, as fast as a plain sum; a C loop, Zen 4).  The
- * remainder below a block is two-summed element by element as before.
- * The float64 and complex128 sums (and so mean), the float64 nansum and
+ * float64 and complex128 sums (and so mean), the float64 nansum and
  * nanmean rows and var's second pass over float64 rows all add this way.
+ * In the sums the rest below the last block (the partial block) is one
+ * more block: its c <= 8 vectors of 8, the last one the run's last 8
+ * doubles with those before the partial block masked to zero, as a tree
+ * of c (TREE_OF_C) two-summed into the lanes (a run shorter than a block
+ * starts the lanes with it; one shorter than 8 puts each element in a
+ * lane of its own); in nansum and var it is two-summed element by
+ * element.  (It had been in the sums too: with the lanes' fold
+ * (lanes1_f64) and the row runs (Note [Row runs]), sum(dim=1) of (8192,
+ * 16) float64, one thread, Zen 4, 120 -> 44 us, PyTorch 26-38.)
  * Accuracy: the tree's rounding is at most 3 ulp of each block's
  * magnitude, and nothing above the blocks rounds, so the error is at
  * most about 3 eps sum|x| + half an ulp of the result, whatever the
@@ -630,21 +680,41 @@ typedef double tl_v4d __attribute__((vector_size(32)));
         (l) += ((h) - (t_ - b_)) + ((x) - b_);                              \
         (h) = t_;                                                           \
     } while (0)
+
+typedef int64_t tl_v4di __attribute__((vector_size(32)));
+typedef double tl_v2d __attribute__((vector_size(16)));
+typedef int64_t tl_v2di __attribute__((vector_size(16)));
+
+/* dd_add in every lane of vectors of type T (TI: its integer lanes):
+ * (h, l) += (bh, bl), h = the plain sum and l = 0 where it is not finite
+ * (Note [Compensated sums and non-finite values]); the same operations
+ * as dd_add, so the same bits. */
+#define DD_ADD_V(T, TI, h, l, bh, bl)                                       \
+    do {                                                                    \
+        const T s_ = (h) + (bh);                                            \
+        const T bp_ = s_ - (h);                                             \
+        T e_ = ((h) - (s_ - bp_)) + ((bh) - bp_);                           \
+        e_ += (l) + (bl);                                                   \
+        const T u_ = s_ + e_;                                               \
+        const T w_ = e_ - (u_ - s_);                                        \
+        const TI fin_ = (s_ - s_) == (T){0};                                \
+        (h) = (T)(((TI)u_ & fin_) | ((TI)s_ & ~fin_));                      \
+        (l) = (T)((TI)w_ & fin_);                                           \
+    } while (0)
 #endif
 
-/* Sum of m doubles at q in 8 compensated lanes (Note [Float64 lane
- * blocks]); even-indexed elements go to (hi[0], lo[0]), odd ones to
- * (hi[1], lo[1]). */
-static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
-                                            double hi[2], double lo[2])
-{
-    double h[8] = {0}, l[8] = {0};
-    int64_t i = 0;
 #if defined(__GNUC__)
-    /* GCC vector extensions: the SLP vectoriser splits the 8 lanes
-     * unevenly; explicit 4-wide vectors (two xmm on SSE2, one ymm on
-     * AVX2) keep every lane vectorised.  Lane k of h0 is element 8j + k
-     * of the run, lane k of h1 element 8j + 4 + k. */
+/* The 8 compensated lanes (*H0, *L0: lanes 0-3, *H1, *L1: lanes 4-7) of
+ * the sum of m >= 1 doubles at q (Note [Float64 lane blocks]).  GCC
+ * vector extensions: the SLP vectoriser splits the 8 lanes unevenly;
+ * explicit 4-wide vectors (two xmm on SSE2, one ymm on AVX2) keep every
+ * lane vectorised.  Lane k of h0 is element 8j + k of the run, lane k of
+ * h1 element 8j + 4 + k. */
+static TL_ALWAYS_INLINE void lanes_f64_acc(const double *q, int64_t m,
+                                           tl_v4d *H0, tl_v4d *H1,
+                                           tl_v4d *L0, tl_v4d *L1)
+{
+    int64_t i = 0;
     tl_v4d h0 = {0, 0, 0, 0}, h1 = h0, l0 = h0, l1 = h0;
     for (; i + F64_BLOCK <= m; i += F64_BLOCK) {
         for (int k = 0; k < F64_BLOCK; k += 8) {
@@ -656,16 +726,75 @@ static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
         TWO_SUM_4D(h0, l0, s0);
         TWO_SUM_4D(h1, l1, s1);
     }
-    for (; i + 8 <= m; i += 8) {
-        tl_v4d x0, x1;
-        memcpy(&x0, q + i, sizeof x0);
-        memcpy(&x1, q + i + 4, sizeof x1);
-        TWO_SUM_4D(h0, l0, x0);
-        TWO_SUM_4D(h1, l1, x1);
+    if (m >= 8 && i < m) {
+        /* The partial block: c vectors of 8, the last one q[m-8..m) with
+         * the elements before the partial block masked to zero (lane j
+         * kept when j >= 8 - r: the same lane parity as the element's
+         * index, m being even for the complex128 halves), summed as one
+         * more block's tree (Note [Float64 lane blocks]), a tree of c. */
+        const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);
+        tl_v4di k0, k1;
+        memcpy(&k0, f64_tail_mask + r, sizeof k0);
+        memcpy(&k1, f64_tail_mask + r + 4, sizeof k1);
+        tl_v4d ta, tb;
+        memcpy(&ta, q + m - 8, sizeof ta);
+        memcpy(&tb, q + m - 4, sizeof tb);
+        ta = (tl_v4d)((tl_v4di)ta & k0);
+        tb = (tl_v4d)((tl_v4di)tb & k1);
+        const double *w = q + i;
+#define VA(k) ({ tl_v4d v_; memcpy(&v_, w + 8 * (k), sizeof v_); v_; })
+#define VB(k) ({ tl_v4d v_; memcpy(&v_, w + 8 * (k) + 4, sizeof v_); v_; })
+        tl_v4d s0, s1;
+        TREE_OF_C(VA, ta, s0)
+        TREE_OF_C(VB, tb, s1)
+#undef VA
+#undef VB
+        if (i == 0) {
+            h0 = s0;
+            h1 = s1;
+        } else {
+            TWO_SUM_4D(h0, l0, s0);
+            TWO_SUM_4D(h1, l1, s1);
+        }
+        i = m;
+    } else if (i < m) {
+        /* fewer than 8: each in a lane of its own, exactly */
+        double t[8] = {0};
+        for (int64_t k = 0; k < m; k++) {
+            t[k] = q[k];
+        }
+        memcpy(&h0, t, sizeof h0);
+        memcpy(&h1, t + 4, sizeof h1);
+        i = m;
     }
-    STORE_2V4D(h, h0, h1);
-    STORE_2V4D(l, l0, l1);
+    *H0 = h0;
+    *H1 = h1;
+    *L0 = l0;
+    *L1 = l1;
+}
+#endif
+
+/* Sum of m doubles at q in 8 compensated lanes (Note [Float64 lane
+ * blocks]); even-indexed elements go to (hi[0], lo[0]), odd ones to
+ * (hi[1], lo[1]). */
+static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
+                                            double hi[2], double lo[2])
+{
+#if defined(__GNUC__)
+    tl_v4d h0, h1, l0, l1;
+    lanes_f64_acc(q, m, &h0, &h1, &l0, &l1);
+    /* dd_fold8's tree in vectors: lane k + 4 into k, then k + 2 into k */
+    DD_ADD_V(tl_v4d, tl_v4di, h0, l0, h1, l1);
+    tl_v2d g0 = {h0[0], h0[1]}, g1 = {h0[2], h0[3]};
+    tl_v2d e0 = {l0[0], l0[1]}, e1 = {l0[2], l0[3]};
+    DD_ADD_V(tl_v2d, tl_v2di, g0, e0, g1, e1);
+    hi[0] = g0[0];
+    lo[0] = e0[0];
+    hi[1] = g0[1];
+    lo[1] = e0[1];
 #else
+    int64_t i = 0;
+    double h[8] = {0}, l[8] = {0};
     for (; i + F64_BLOCK <= m; i += F64_BLOCK) {
         for (int k = 0; k < 8; k++) {
             const double *e = q + i + k;
@@ -679,7 +808,6 @@ static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
             dd_acc(&h[k], &l[k], q[i + k]);
         }
     }
-#endif
     for (int k = 0; i < m; i++, k++) {
         dd_acc(&h[k], &l[k], q[i]);
     }
@@ -688,24 +816,49 @@ static TL_ALWAYS_INLINE void lanes_f64_body(const double *q, int64_t m,
     lo[0] = l[0];
     hi[1] = h[1];
     lo[1] = l[1];
+#endif
 }
 
 DISPATCHED(lanes_f64, (const double *q, int64_t m, double hi[2],
                        double lo[2]),
            (q, m, hi, lo))
 
-/* The compensated sum of lanes_f64's two halves to (*hi, *lo), in
- * registers (as lanes1_f32: sum_row_f64 read the halves back from
- * lanes_f64's vector stores, a stalled forward every row, a third of a
- * sum over rows of 16 doubles). */
+/* The compensated sum of m >= 1 doubles at q to (*hi, *lo), in registers
+ * (sum_row_f64 had read two halves back from lanes_f64's vector stores,
+ * a stalled forward every row, a third of a sum over rows of 16
+ * doubles).  The 8 lanes fold as a plain tree, each add's rounding error
+ * (two-sum) set aside with the lanes' own and added once at the end: the
+ * tree's adds are the only chain, where folding compensated pairs
+ * (dd_add, each on the one before) was three times longer, most of a sum
+ * over rows of 16 doubles.  The error terms are what dd_add would carry,
+ * so the pair is as exact; hi is the plain sum when that is not finite
+ * (Note [Compensated sums and non-finite values]). */
 static TL_ALWAYS_INLINE void lanes1_f64_body(const double *q, int64_t m,
                                              double *hi, double *lo)
 {
+#if defined(__GNUC__)
+    tl_v4d h0, h1, l0, l1;
+    lanes_f64_acc(q, m, &h0, &h1, &l0, &l1);
+    const tl_v4d s = h0 + h1;
+    const tl_v4d bp = s - h0;
+    const tl_v4d e = ((h0 - (s - bp)) + (h1 - bp)) + (l0 + l1);
+    const tl_v2d sa = {s[0], s[1]}, sb = {s[2], s[3]};
+    const tl_v2d s2 = sa + sb;
+    const tl_v2d bp2 = s2 - sa;
+    const tl_v2d e2 = ((sa - (s2 - bp2)) + (sb - bp2)) +
+                      ((tl_v2d){e[0], e[1]} + (tl_v2d){e[2], e[3]});
+    const double s3 = s2[0] + s2[1];
+    const double bp3 = s3 - s2[0];
+    const double e3 = ((s2[0] - (s3 - bp3)) + (s2[1] - bp3)) + (e2[0] + e2[1]);
+    *hi = s3;
+    *lo = isfinite(s3) ? e3 : 0.0;
+#else
     double h[2], l[2];
     lanes_f64_body(q, m, h, l);
     dd_add(&h[0], &l[0], h[1], l[1]);
     *hi = h[0];
     *lo = l[0];
+#endif
 }
 
 DISPATCHED(lanes1_f64, (const double *q, int64_t m, double *hi, double *lo),
@@ -1406,6 +1559,46 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
     strided_f64(p, n, s, &res->v.d[0], &res->v.d[1]);
 }
 
+/* Note [Row runs]
+ * Over short innermost rows (a sum(dim=1) of rows of 16-250 floats) a
+ * row's cost was mostly its calls: the driver's call through the table,
+ * the row kernel's to the dispatcher and the dispatcher's to the clone,
+ * none of which the compiler can see through, and so no overlap of one
+ * row's fold with the next row's loads.  A kernel's rows entry takes a
+ * run of rows (up to a tile of outputs) in one call, and its loop over
+ * them sits in the clone, the row body inlined: the same body, so the
+ * same bits as row() a row.  Strided rows go through row() one by one. */
+#define DEF_ROW_RUN(NAME, T, ROW, CALL)                                     \
+    static TL_ALWAYS_INLINE void NAME##_run_body(const char *p, int64_t m,  \
+                                                 int64_t rs, int64_t n,      \
+                                                 tl_racc *res)               \
+    {                                                                       \
+        for (int64_t j = 0; j < m; j++) {                                   \
+            const T *q = (const T *)(p + j * rs);                           \
+            tl_racc *r = &res[j];                                           \
+            CALL;                                                           \
+        }                                                                   \
+    }                                                                       \
+    DISPATCHED(NAME##_run, (const char *p, int64_t m, int64_t rs,           \
+                            int64_t n, tl_racc *res),                       \
+               (p, m, rs, n, res))                                          \
+    static void NAME##_rows(const char *p, int64_t m, int64_t rs, int64_t n, \
+                            int64_t s, int64_t idx0, const tl_racc *aux,     \
+                            tl_racc *res)                                    \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            for (int64_t j = 0; j < m; j++) {                               \
+                ROW(p + j * rs, n, s, idx0, aux ? aux + j : NULL, &res[j]);  \
+            }                                                               \
+            return;                                                         \
+        }                                                                   \
+        NAME##_run(p, m, rs, n, res);                                       \
+    }
+
+DEF_ROW_RUN(sum_f32, float, sum_row_f32, lanes1_f32_body(q, n, &r->v.d[0]))
+DEF_ROW_RUN(sum_f64, double, sum_row_f64,
+            lanes1_f64_body(q, n, &r->v.d[0], &r->v.d[1]))
+
 /* ---- sums: complex ------------------------------------------------------- */
 
 static void sum_row_c64(const char *p, int64_t n, int64_t s, int64_t idx0,
@@ -1739,22 +1932,28 @@ static TL_ALWAYS_INLINE void prod_lanes_f32_body(const float *q, int64_t n,
         a6 *= CVT4D(x6);
         a7 *= CVT4D(x7);
     }
-    /* The whole vectors of the last n % 32, one a lane vector. */
+    /* The whole vectors of the last n % 32, one a lane vector, each
+     * loaded in its case: a loop of memcpy into an array of them was a
+     * memcpy call and a stalled store forward a row (float32 rows of 16:
+     * 17.6 ns a row). */
     const int64_t v = (n - i) / 4;
-    v4f x[7];
-    for (int64_t k = 0; k < v; k++) {
-        memcpy(&x[k], q + i + 4 * k, sizeof x[k]);
-    }
+#define MUL4F(a, k)                                                         \
+    do {                                                                    \
+        v4f x_;                                                             \
+        memcpy(&x_, q + i + 4 * (k), sizeof x_);                            \
+        (a) *= CVT4D(x_);                                                   \
+    } while (0)
     switch (v) {
-    case 7: a6 *= CVT4D(x[6]); __attribute__((fallthrough));
-    case 6: a5 *= CVT4D(x[5]); __attribute__((fallthrough));
-    case 5: a4 *= CVT4D(x[4]); __attribute__((fallthrough));
-    case 4: a3 *= CVT4D(x[3]); __attribute__((fallthrough));
-    case 3: a2 *= CVT4D(x[2]); __attribute__((fallthrough));
-    case 2: a1 *= CVT4D(x[1]); __attribute__((fallthrough));
-    case 1: a0 *= CVT4D(x[0]); __attribute__((fallthrough));
+    case 7: MUL4F(a6, 6); __attribute__((fallthrough));
+    case 6: MUL4F(a5, 5); __attribute__((fallthrough));
+    case 5: MUL4F(a4, 4); __attribute__((fallthrough));
+    case 4: MUL4F(a3, 3); __attribute__((fallthrough));
+    case 3: MUL4F(a2, 2); __attribute__((fallthrough));
+    case 2: MUL4F(a1, 1); __attribute__((fallthrough));
+    case 1: MUL4F(a0, 0); __attribute__((fallthrough));
     default: break;
     }
+#undef MUL4F
     i += 4 * v;
     a0 = ((a0 * a1) * (a2 * a3)) * ((a4 * a5) * (a6 * a7));
     double r = (a0[0] * a0[1]) * (a0[2] * a0[3]);
@@ -1835,6 +2034,10 @@ static void prod_frow_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
     }
     prod_lanes_f64((const double *)p, n, &res->v.d[0]);
 }
+DEF_ROW_RUN(prod_f32, float, prod_frow_f32,
+            prod_lanes_f32_body(q, n, &r->v.d[0]))
+DEF_ROW_RUN(prod_f64, double, prod_frow_f64,
+            prod_lanes_f64_body(q, n, &r->v.d[0]))
 #define prod_frow_f16 prod_row_f16
 #define prod_frow_bf16 prod_row_bf16
 
@@ -2450,8 +2653,69 @@ DEF_ARG_F(f64, double, LDID)
         *out = b CMP r ? b : r;                                             \
         *nan = f | fb;                                                      \
     }
+/* The extreme of each of m contiguous rows of n (row j at p + j * rs)
+ * through VEXT, as NAME##_vexta_##N and NAME##_frow_##N would take it
+ * (Note [Row runs]). */
+#define XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, VEXT)                        \
+    for (int64_t j = 0; j < m; j++) {                                       \
+        const T *q = (const T *)(p + j * rs);                               \
+        const int64_t h =                                                   \
+            (int64_t)((0u - (uintptr_t)q) % VBYTES) / (int64_t)sizeof(T);   \
+        T r;                                                                \
+        int nan;                                                            \
+        if ((uintptr_t)q % sizeof(T) != 0 || h == 0 ||                      \
+            n - h < 4 * (int64_t)(VBYTES / sizeof(T))) {                    \
+            VEXT(q, n, &r, &nan);                                           \
+        } else {                                                            \
+            T a = q[0];                                                     \
+            int f = 0;                                                      \
+            for (int64_t i = 0; i < h; i++) {                               \
+                const T x = q[i];                                           \
+                a = x CMP a ? x : a;                                        \
+                f |= x != x;                                                \
+            }                                                               \
+            VEXT(q + h, n - h, &r, &nan);                                   \
+            r = r CMP a ? r : a;                                            \
+            nan |= f;                                                       \
+        }                                                                   \
+        if (FNAN && nan) {                                                  \
+            r = q[vfindnan_##N(q, n)];                                      \
+        }                                                                   \
+        PUT(&res[j], r);                                                    \
+    }
+#define XROWS_PARAMS                                                        \
+    (const char *p, int64_t m, int64_t rs, int64_t n, tl_racc *res)
+#ifdef TL_AVX2_DISPATCH
+/* flatten: the clone's vector pass inlined into the loop over rows. */
+#define DEF_XROWS(NAME, CMP, N, T, PUT, FNAN)                               \
+    __attribute__((flatten)) static void NAME##_xrows_##N##_base            \
+        XROWS_PARAMS                                                        \
+    {                                                                       \
+        XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, NAME##_vext_##N##_base)      \
+    }                                                                       \
+    TL_TARGET_AVX2 __attribute__((flatten)) static void                     \
+        NAME##_xrows_##N##_avx2 XROWS_PARAMS                                \
+    {                                                                       \
+        XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, NAME##_vext_##N##_avx2)      \
+    }                                                                       \
+    static void NAME##_xrows_##N XROWS_PARAMS                               \
+    {                                                                       \
+        if (have_avx2()) {                                                  \
+            NAME##_xrows_##N##_avx2(p, m, rs, n, res);                      \
+        } else {                                                            \
+            NAME##_xrows_##N##_base(p, m, rs, n, res);                      \
+        }                                                                   \
+    }
+#else
+#define DEF_XROWS(NAME, CMP, N, T, PUT, FNAN)                               \
+    static void NAME##_xrows_##N XROWS_PARAMS                               \
+    {                                                                       \
+        XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, NAME##_vext_##N)             \
+    }
+#endif
 #define DEF_VROWS(NAME, CMP, ARGNAME, N, T, PUT, TRY, FNAN)                 \
     DEF_VEXTA(NAME, CMP, N, T)                                              \
+    DEF_XROWS(NAME, CMP, N, T, PUT, FNAN)                                   \
     static void NAME##_frow_##N(const char *p, int64_t n, int64_t s,         \
                                 int64_t idx0, const tl_racc *aux,            \
                                 tl_racc *res)                                \
@@ -2468,6 +2732,18 @@ DEF_ARG_F(f64, double, LDID)
             r = q[vfindnan_##N(q, n)];                                      \
         }                                                                   \
         PUT(res, r);                                                        \
+    }                                                                       \
+    static void NAME##_rows_##N(const char *p, int64_t m, int64_t rs,       \
+                                int64_t n, int64_t s, int64_t idx0,          \
+                                const tl_racc *aux, tl_racc *res)            \
+    {                                                                       \
+        if (s != (int64_t)sizeof(T)) {                                      \
+            for (int64_t j = 0; j < m; j++) {                               \
+                NAME##_row_##N(p + j * rs, n, s, idx0, NULL, &res[j]);      \
+            }                                                               \
+            return;                                                         \
+        }                                                                   \
+        NAME##_xrows_##N(p, m, rs, n, res);                                 \
     }                                                                       \
     static void ARGNAME##_frow_##N(const char *p, int64_t n, int64_t s,      \
                                    int64_t idx0, const tl_racc *aux,         \
@@ -2726,6 +3002,12 @@ DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f64, double, int64_t, PUT_F, 1)
 #define min_frow_f16 min_row_f16
 #define max_frow_bf16 max_row_bf16
 #define min_frow_bf16 min_row_bf16
+#define max_rows_b NULL
+#define min_rows_b NULL
+#define max_rows_f16 NULL
+#define min_rows_f16 NULL
+#define max_rows_bf16 NULL
+#define min_rows_bf16 NULL
 #define argmax_frow_b argmax_row_b
 #define argmin_frow_b argmin_row_b
 #define argmax_frow_f16 argmax_row_f16
@@ -5193,6 +5475,9 @@ static void fin_nansum(const tl_racc *a, const tl_rfinish *f, void *dst)
 
 #define K(FIN_DT, PAIR, COMB, ROW, COLS, FIN)                               \
     {FIN_DT, PAIR, COMB, ROW, COLS, FIN}
+/* K with a rows entry (Note [Row runs]). */
+#define KR(FIN_DT, PAIR, COMB, ROW, COLS, FIN, ROWS)                        \
+    {FIN_DT, PAIR, COMB, ROW, COLS, FIN, .rows = ROWS}
 
 #define SUM_I(N, DN)                                                        \
     [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, sum_row_##N,      \
@@ -5205,10 +5490,10 @@ static const tl_rkernel sum_k[TL_DTYPE_COUNT] = {
                            sum_cols_f16, fin_d),
     [TL_DTYPE_BFLOAT16] = K(TL_DTYPE_FLOAT64, true, comb_d_add, sum_row_bf16,
                             sum_cols_bf16, fin_d),
-    [TL_DTYPE_FLOAT32] = K(TL_DTYPE_FLOAT64, true, comb_d_add, sum_row_f32,
-                           sum_cols_f32, fin_d),
-    [TL_DTYPE_FLOAT64] = K(TL_DTYPE_FLOAT64, true, comb_dd_add, sum_row_f64,
-                           sum_cols_f64, fin_dd),
+    [TL_DTYPE_FLOAT32] = KR(TL_DTYPE_FLOAT64, true, comb_d_add, sum_row_f32,
+                            sum_cols_f32, fin_d, sum_f32_rows),
+    [TL_DTYPE_FLOAT64] = KR(TL_DTYPE_FLOAT64, true, comb_dd_add, sum_row_f64,
+                            sum_cols_f64, fin_dd, sum_f64_rows),
     [TL_DTYPE_COMPLEX64] = K(TL_DTYPE_COMPLEX128, true, comb_c_add,
                              sum_row_c64, sum_cols_c64, fin_c),
     [TL_DTYPE_COMPLEX128] = K(TL_DTYPE_COMPLEX128, true, comb_cdd_add,
@@ -5229,40 +5514,45 @@ static const tl_rkernel prod_k[TL_DTYPE_COUNT] = {
     PROD_I(i16, INT16), PROD_I(u16, UINT16), PROD_I(i32, INT32),
     PROD_I(u32, UINT32), PROD_I(i64, INT64), PROD_I(u64, UINT64),
     PROD_F(f16, FLOAT16), PROD_F(bf16, BFLOAT16),
-    [TL_DTYPE_FLOAT32] = K(TL_DTYPE_FLOAT64, false, comb_d_mul,
-                           prod_frow_f32, prod_cols_f32s, fin_d),
-    [TL_DTYPE_FLOAT64] = K(TL_DTYPE_FLOAT64, false, comb_d_mul,
-                           prod_frow_f64, prod_cols_f64s, fin_d),
+    [TL_DTYPE_FLOAT32] = KR(TL_DTYPE_FLOAT64, false, comb_d_mul,
+                            prod_frow_f32, prod_cols_f32s, fin_d,
+                            prod_f32_rows),
+    [TL_DTYPE_FLOAT64] = KR(TL_DTYPE_FLOAT64, false, comb_d_mul,
+                            prod_frow_f64, prod_cols_f64s, fin_d,
+                            prod_f64_rows),
     PROD_C(c64, COMPLEX64), PROD_C(c128, COMPLEX128),
 };
 
 /* Value-keeping families (max, min, argmax, argmin): the final dtype by
  * the record's slot. */
-#define VK(NAME, N, DN, FDT, FIN)                                           \
-    [TL_DTYPE_##DN] = K(FDT, false, NAME##_comb_##N, NAME##_frow_##N,       \
-                        NAME##_fcols_##N, FIN)
-#define VALUE_TABLE(NAME)                                                   \
+#define VK(NAME, N, DN, FDT, FIN, R)                                        \
+    [TL_DTYPE_##DN] = KR(FDT, false, NAME##_comb_##N, NAME##_frow_##N,      \
+                         NAME##_fcols_##N, FIN, R(NAME, N))
+#define ROWS_OF(NAME, N) NAME##_rows_##N
+#define NO_ROWS(NAME, N) NULL
+#define VALUE_TABLE(NAME, R)                                                \
     static const tl_rkernel NAME##_k[TL_DTYPE_COUNT] = {                    \
-        VK(NAME, b, BOOL, TL_DTYPE_INT64, fin_s),                           \
-        VK(NAME, u8, UINT8, TL_DTYPE_UINT64, fin_u),                        \
-        VK(NAME, i8, INT8, TL_DTYPE_INT64, fin_s),                          \
-        VK(NAME, i16, INT16, TL_DTYPE_INT64, fin_s),                        \
-        VK(NAME, u16, UINT16, TL_DTYPE_UINT64, fin_u),                      \
-        VK(NAME, i32, INT32, TL_DTYPE_INT64, fin_s),                        \
-        VK(NAME, u32, UINT32, TL_DTYPE_UINT64, fin_u),                      \
-        VK(NAME, i64, INT64, TL_DTYPE_INT64, fin_s),                        \
-        VK(NAME, u64, UINT64, TL_DTYPE_UINT64, fin_u),                      \
-        VK(NAME, f16, FLOAT16, TL_DTYPE_FLOAT64, fin_d),                    \
-        VK(NAME, bf16, BFLOAT16, TL_DTYPE_FLOAT64, fin_d),                  \
-        VK(NAME, f32, FLOAT32, TL_DTYPE_FLOAT64, fin_d),                    \
-        VK(NAME, f64, FLOAT64, TL_DTYPE_FLOAT64, fin_d),                    \
+        VK(NAME, b, BOOL, TL_DTYPE_INT64, fin_s, R),                        \
+        VK(NAME, u8, UINT8, TL_DTYPE_UINT64, fin_u, R),                     \
+        VK(NAME, i8, INT8, TL_DTYPE_INT64, fin_s, R),                       \
+        VK(NAME, i16, INT16, TL_DTYPE_INT64, fin_s, R),                     \
+        VK(NAME, u16, UINT16, TL_DTYPE_UINT64, fin_u, R),                   \
+        VK(NAME, i32, INT32, TL_DTYPE_INT64, fin_s, R),                     \
+        VK(NAME, u32, UINT32, TL_DTYPE_UINT64, fin_u, R),                   \
+        VK(NAME, i64, INT64, TL_DTYPE_INT64, fin_s, R),                     \
+        VK(NAME, u64, UINT64, TL_DTYPE_UINT64, fin_u, R),                   \
+        VK(NAME, f16, FLOAT16, TL_DTYPE_FLOAT64, fin_d, R),                 \
+        VK(NAME, bf16, BFLOAT16, TL_DTYPE_FLOAT64, fin_d, R),               \
+        VK(NAME, f32, FLOAT32, TL_DTYPE_FLOAT64, fin_d, R),                 \
+        VK(NAME, f64, FLOAT64, TL_DTYPE_FLOAT64, fin_d, R),                 \
     };
 
-/* fin_d on a max record: f->mean is false for these families. */
-VALUE_TABLE(max)
-VALUE_TABLE(min)
-VALUE_TABLE(argmax)
-VALUE_TABLE(argmin)
+/* fin_d on a max record: f->mean is false for these families.  max and
+ * min take runs of rows (Note [Row runs]). */
+VALUE_TABLE(max, ROWS_OF)
+VALUE_TABLE(min, ROWS_OF)
+VALUE_TABLE(argmax, NO_ROWS)
+VALUE_TABLE(argmin, NO_ROWS)
 /* aminmax: fin_* read slot 0, the min; reduce.c finishes the max from a
  * copy of slot 1 (Note [Aminmax in one read]). */
 #define AMM(N, DN, FDT, FIN)                                                \
@@ -5351,6 +5641,39 @@ static const tl_rkernel nansum_nc_k[TL_DTYPE_COUNT] = {
     [TL_DTYPE_FLOAT64] = K(TL_DTYPE_FLOAT64, true, comb_nansum,
                            NANSUM_NC_ROW_f64, nansum_cols_f64, fin_nansum),
 };
+
+void tl_reduce_finish_n(const tl_rkernel *k, const tl_racc *a, int64_t n,
+                        const tl_rfinish *f, void *dst)
+{
+    double *o = dst;
+    if (k->finish == fin_d && !f->mean) {
+        for (int64_t i = 0; i < n; i++) {
+            o[i] = a[i].v.d[0];
+        }
+    } else if (k->finish == fin_d) {
+        const double c = (double)f->count;
+        for (int64_t i = 0; i < n; i++) {
+            o[i] = a[i].v.d[0] / c;
+        }
+    } else if (k->finish == fin_dd && !f->mean) {
+        for (int64_t i = 0; i < n; i++) {
+            o[i] = dd_value(a[i].v.d[0], a[i].v.d[1]);
+        }
+    } else if (k->finish == fin_dd) {
+        for (int64_t i = 0; i < n; i++) {
+            o[i] = dd_mean(a[i].v.d[0], a[i].v.d[1], f->count);
+        }
+    } else if (k->finish == fin_s || k->finish == fin_u) {
+        for (int64_t i = 0; i < n; i++) {
+            memcpy((char *)dst + 8 * i, &a[i].v.u[0], 8);
+        }
+    } else {
+        const int64_t fi = tl_itemsize(k->final_dtype);
+        for (int64_t i = 0; i < n; i++) {
+            k->finish(&a[i], f, (char *)dst + i * fi);
+        }
+    }
+}
 
 const tl_rkernel *tl_reduce_kernel_get(int fam, int dt)
 {
