@@ -8,8 +8,9 @@ Two tables:
     (costlier per element: a smaller threading grain), sum, amax, argmax,
     mean and var;
   * a reductions table: every reduction over the whole tensor and per dim
-    (innermost, outermost and middle) for float32, float64 and int32 (bool
-    for any/all), one thread (--red-threads K: K threads).
+    (innermost, outermost and middle, and short innermost rows of 16 and
+    60) for float32, float64 and int32 (bool for any/all), one thread
+    (--red-threads K: K threads).
 
     python benchmarks/bench_reduce.py            # full run (minutes)
     python benchmarks/bench_reduce.py --quick    # fewer sizes and repeats
@@ -361,8 +362,11 @@ def red_layouts(quick):
     n = 1 << (20 if quick else 22)
     side = 1 << (10 if quick else 11)
     mid = (64, 256, 64) if quick else (128, 256, 128)
+    # short innermost rows: each row's own cost (a kernel call, the lanes'
+    # fold, the finish) next to its reads (Note [Row runs])
     return [("whole 1-d", (n,), None), ("innermost", (side, side), 1),
-            ("outermost", (side, side), 0), ("middle", mid, 1)]
+            ("outermost", (side, side), 0), ("middle", mid, 1),
+            ("rows of 16", (n // 16, 16), 1), ("rows of 60", (n // 60, 60), 1)]
 
 
 def red_cases(ops, fam):
@@ -384,15 +388,18 @@ def red_cases(ops, fam):
 
 
 def run_reductions(quick, repeats, min_time, ops=None, nthreads=1,
-                   shared=False, bound=True):
+                   shared=False, bound=True, layouts=None):
     """shared: the three libraries read one buffer (NumPy's) instead of
     a copy each (see 'Shared input' in the module docstring); bound: time
-    the plain-C bound too (bound_fn), on tensorlib's buffer."""
+    the plain-C bound too (bound_fn), on tensorlib's buffer; layouts: the
+    names of red_layouts to run (default all)."""
     own = (lambda a: a) if shared else (lambda a: a.copy())
     rows = []
     set_threads(nthreads)
     rng = np.random.default_rng(0)
     for layout, shape, dim in red_layouts(quick):
+        if layouts and layout not in layouts:
+            continue
         base = rng.standard_normal(shape)
         for fam in ("float32", "float64", "int32"):
             if fam == "int32":
@@ -541,6 +548,10 @@ def main(argv=None):
     p.add_argument("--no-bound", action="store_true",
                    help="reductions table: leave out the plain-C bound "
                         "column (bounds/kernels.c tlb_reduce)")
+    p.add_argument("--layouts", default="",
+                   help="reductions table: comma-separated layout names "
+                        "to run (default all: 'whole 1-d', innermost, "
+                        "outermost, middle, 'rows of 16', 'rows of 60')")
     p.add_argument("--markdown", metavar="PATH",
                    help="write the tables as markdown to PATH ('-': stdout)")
     args = p.parse_args(argv)
@@ -566,7 +577,8 @@ def main(argv=None):
                 red = merge_best(red, run_reductions(
                     args.quick, args.repeats, args.min_time, ops,
                     args.red_threads, args.shared_input,
-                    not args.no_bound))
+                    not args.no_bound,
+                    [s for s in args.layouts.split(",") if s]))
     finally:
         tl.set_num_threads(old)
     md = markdown(sweep, red, args)

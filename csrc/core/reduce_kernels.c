@@ -2372,6 +2372,9 @@ DEF_ARG_F(f64, double, LDID)
     memcpy(&x1, (P) + L, VB);                                               \
     memcpy(&x2, (P) + 2 * L, VB);                                           \
     memcpy(&x3, (P) + 3 * L, VB);                                           \
+    KEEP4_BETTER(CMP)
+/* LOAD4_KEEP_BETTER on x0..x3 already loaded. */
+#define KEEP4_BETTER(CMP)                                                   \
     const vi c0 = x0 CMP m0, c1 = x1 CMP m1;                                \
     const vi c2 = x2 CMP m2, c3 = x3 CMP m3;                                \
     m0 = (vt)(((vi)x0 & c0) | ((vi)m0 & ~c0));                              \
@@ -2842,18 +2845,89 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
 #define VARG_NAN2_u32(a, b) 0u
 #define VARG_NAN2_i64(a, b) 0u
 #define VARG_NAN2_u64(a, b) 0u
+/* The lanes that took x (masks c0..c3) marked with the step's position
+ * it, the NaN flag, the next position. */
+#define VARG_TAKE(N)                                                        \
+    k0 = (it & c0) | (k0 & ~c0);                                            \
+    k1 = (it & c1) | (k1 & ~c1);                                            \
+    k2 = (it & c2) | (k2 & ~c2);                                            \
+    k3 = (it & c3) | (k3 & ~c3);                                            \
+    nn |= VARG_NAN2_##N(x0, x1) | VARG_NAN2_##N(x2, x3);                    \
+    it += 4 * L
+/* AVX-512 max/min of two vectors, the extreme of a vector's lanes and
+ * the lanes equal (zeros of either sign included) as a bit mask, by
+ * element type: the short runs of the one-pass argmax, NaN-free. */
+#define VX512_max_f32(a, b) ((vt)_mm512_max_ps((__m512)(a), (__m512)(b)))
+#define VX512_min_f32(a, b) ((vt)_mm512_min_ps((__m512)(a), (__m512)(b)))
+#define VX512_max_f64(a, b) ((vt)_mm512_max_pd((__m512d)(a), (__m512d)(b)))
+#define VX512_min_f64(a, b) ((vt)_mm512_min_pd((__m512d)(a), (__m512d)(b)))
+#define VX512_I(op, a, b) ((vt)op((__m512i)(a), (__m512i)(b)))
+#define VX512_max_i32(a, b) VX512_I(_mm512_max_epi32, a, b)
+#define VX512_min_i32(a, b) VX512_I(_mm512_min_epi32, a, b)
+#define VX512_max_u32(a, b) VX512_I(_mm512_max_epu32, a, b)
+#define VX512_min_u32(a, b) VX512_I(_mm512_min_epu32, a, b)
+#define VX512_max_i64(a, b) VX512_I(_mm512_max_epi64, a, b)
+#define VX512_min_i64(a, b) VX512_I(_mm512_min_epi64, a, b)
+#define VX512_max_u64(a, b) VX512_I(_mm512_max_epu64, a, b)
+#define VX512_min_u64(a, b) VX512_I(_mm512_min_epu64, a, b)
+#define VRED512_max_f32(v) _mm512_reduce_max_ps((__m512)(v))
+#define VRED512_min_f32(v) _mm512_reduce_min_ps((__m512)(v))
+#define VRED512_max_f64(v) _mm512_reduce_max_pd((__m512d)(v))
+#define VRED512_min_f64(v) _mm512_reduce_min_pd((__m512d)(v))
+#define VRED512_max_i32(v) _mm512_reduce_max_epi32((__m512i)(v))
+#define VRED512_min_i32(v) _mm512_reduce_min_epi32((__m512i)(v))
+#define VRED512_max_u32(v) _mm512_reduce_max_epu32((__m512i)(v))
+#define VRED512_min_u32(v) _mm512_reduce_min_epu32((__m512i)(v))
+#define VRED512_max_i64(v) _mm512_reduce_max_epi64((__m512i)(v))
+#define VRED512_min_i64(v) _mm512_reduce_min_epi64((__m512i)(v))
+#define VRED512_max_u64(v) _mm512_reduce_max_epu64((__m512i)(v))
+#define VRED512_min_u64(v) _mm512_reduce_min_epu64((__m512i)(v))
+#define VEQ512_f32(a, b)                                                    \
+    _mm512_cmp_ps_mask((__m512)(a), (__m512)(b), _CMP_EQ_OQ)
+#define VEQ512_f64(a, b)                                                    \
+    _mm512_cmp_pd_mask((__m512d)(a), (__m512d)(b), _CMP_EQ_OQ)
+#define VEQ512_i32(a, b) _mm512_cmpeq_epi32_mask((__m512i)(a), (__m512i)(b))
+#define VEQ512_u32 VEQ512_i32
+#define VEQ512_i64(a, b) _mm512_cmpeq_epi64_mask((__m512i)(a), (__m512i)(b))
+#define VEQ512_u64 VEQ512_i64
+/* The smallest of the lanes of the index vector k (vi) that mask keeps. */
+#define VMINIDX512(mask, k)                                                 \
+    (sizeof((k)[0]) == 4                                                    \
+         ? (int64_t)_mm512_mask_reduce_min_epi32((__mmask16)(mask),         \
+                                                 (__m512i)(k))              \
+         : (int64_t)_mm512_mask_reduce_min_epi64((__mmask8)(mask),          \
+                                                 (__m512i)(k)))
 /* One step of the one-pass argmax below: the four vectors at P (the
  * elements at positions it + 0 .. 4L-1) into the accumulators, the lanes
  * that took x marked with it. */
 #define VARG_STEP(P, CMP, N)                                                \
     do {                                                                    \
         LOAD4_KEEP_BETTER(P, CMP, 64);                                      \
-        k0 = (it & c0) | (k0 & ~c0);                                        \
-        k1 = (it & c1) | (k1 & ~c1);                                        \
-        k2 = (it & c2) | (k2 & ~c2);                                        \
-        k3 = (it & c3) | (k3 & ~c3);                                        \
-        nn |= VARG_NAN2_##N(x0, x1) | VARG_NAN2_##N(x2, x3);                \
-        it += 4 * L;                                                        \
+        VARG_TAKE(N);                                                       \
+    } while (0)
+/* x = vector j of a run of n < 4L elements at q (L lanes of T), lanes
+ * past n holding q[0]: one masked load (no lane past n is read), where
+ * a buffer padded in memory stalled the vector loads on its stores
+ * (int32 argmax over rows of 16: 51 ns a row). */
+#define VARG_MLOAD(x, j, T, L)                                              \
+    do {                                                                    \
+        const int64_t c_ = n - (int64_t)(j) * (L);                          \
+        const unsigned mk_ = c_ >= (L) ? (unsigned)((1ull << (L)) - 1)      \
+                             : c_ > 0  ? (unsigned)((1ull << c_) - 1)       \
+                                       : 0u;                                \
+        const T *a_ = c_ > 0 ? q + (j) * (L) : q;                           \
+        vt pad_;                                                            \
+        for (int k_ = 0; k_ < (L); k_++) {                                  \
+            pad_[k_] = q[0];                                                \
+        }                                                                   \
+        __m512i v_, p_;                                                     \
+        memcpy(&p_, &pad_, 64);                                             \
+        if (sizeof(T) == 4) {                                               \
+            v_ = _mm512_mask_loadu_epi32(p_, (__mmask16)mk_, a_);           \
+        } else {                                                            \
+            v_ = _mm512_mask_loadu_epi64(p_, (__mmask8)mk_, a_);            \
+        }                                                                   \
+        memcpy(&(x), &v_, 64);                                              \
     } while (0)
 /* Index of the first extreme of q[0..n), or -1 when a NaN is there
  * (Note [One-pass vector argmax]). */
@@ -2875,12 +2949,31 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
         vi k1 = k0, k2 = k0, k3 = k0;                                       \
         unsigned nn = 0;                                                    \
         if (n < 4 * L) {                                                    \
-            /* Padded with q[0], which never replaces a lane's value. */   \
-            T tb[4 * L];                                                    \
-            for (int k = 0; k < 4 * L; k++) {                               \
-                tb[k] = k < n ? q[k] : q[0];                                \
+            /* A short run, in registers: masked loads padded with q[0]    \
+             * (an element: a pad equal to the extreme comes after index   \
+             * 0, which holds it too), the extreme, then the first lane    \
+             * equal to it (zeros of either sign compare equal). */        \
+            vt x0, x1, x2, x3;                                              \
+            VARG_MLOAD(x0, 0, T, L);                                        \
+            VARG_MLOAD(x1, 1, T, L);                                        \
+            VARG_MLOAD(x2, 2, T, L);                                        \
+            VARG_MLOAD(x3, 3, T, L);                                        \
+            if (FNAN && (VARG_NAN2_##N(x0, x1) | VARG_NAN2_##N(x2, x3))) {  \
+                return -1;                                                  \
             }                                                               \
-            VARG_STEP(tb, CMP, N);                                          \
+            const vt e_ = VX512_##NAME##_##N(VX512_##NAME##_##N(x0, x1),    \
+                                             VX512_##NAME##_##N(x2, x3));   \
+            vt b_;                                                          \
+            const T r_ = VRED512_##NAME##_##N(e_);                          \
+            for (int k = 0; k < L; k++) {                                   \
+                b_[k] = r_;                                                 \
+            }                                                               \
+            const uint64_t hit_ =                                           \
+                (uint64_t)VEQ512_##N(x0, b_) |                              \
+                (uint64_t)VEQ512_##N(x1, b_) << L |                         \
+                (uint64_t)VEQ512_##N(x2, b_) << (2 * L) |                   \
+                (uint64_t)VEQ512_##N(x3, b_) << (3 * L);                    \
+            return (int64_t)__builtin_ctzll(hit_);                          \
         } else {                                                            \
             /* The first step from q, then from the first 64-byte aligned \
              * element on, the last ending at q[n-1]: steps overlap, and   \
@@ -2908,38 +3001,25 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
         k1 = (k1 + L + lane) & (k1 >= 0);                                   \
         k2 = (k2 + 2 * L + lane) & (k2 >= 0);                               \
         k3 = (k3 + 3 * L + lane) & (k3 >= 0);                               \
-        /* Merge: the better value, or the smaller index of equals. */      \
-        vi c = (m1 CMP m0) | ((m1 == m0) & (k1 < k0));                      \
-        m0 = (vt)(((vi)m1 & c) | ((vi)m0 & ~c));                            \
-        k0 = (k1 & c) | (k0 & ~c);                                          \
-        c = (m3 CMP m2) | ((m3 == m2) & (k3 < k2));                         \
-        m2 = (vt)(((vi)m3 & c) | ((vi)m2 & ~c));                            \
-        k2 = (k3 & c) | (k2 & ~c);                                          \
-        c = (m2 CMP m0) | ((m2 == m0) & (k2 < k0));                         \
-        m0 = (vt)(((vi)m2 & c) | ((vi)m0 & ~c));                            \
-        k0 = (k2 & c) | (k0 & ~c);                                          \
-        /* Halves: 64 -> 32 -> 16 bytes, then the lanes one by one. */     \
-        typedef T vt32 __attribute__((vector_size(32)));                    \
-        typedef IT vi32 __attribute__((vector_size(32)));                   \
-        typedef T vt16 __attribute__((vector_size(16)));                    \
-        typedef IT vi16 __attribute__((vector_size(16)));                   \
-        vt32 h32;                                                           \
-        vi32 g32;                                                           \
-        VARG_HALF(vt32, vi32, CMP, m0, k0, h32, g32);                       \
-        vt16 h16;                                                           \
-        vi16 g16;                                                           \
-        VARG_HALF(vt16, vi16, CMP, h32, g32, h16, g16);                     \
-        T r = h16[0];                                                       \
-        int64_t ri = (int64_t)g16[0];                                       \
-        for (int k = 1; k < L / 4; k++) {                                   \
-            const T v = h16[k];                                             \
-            const int64_t vk = (int64_t)g16[k];                             \
-            if (v CMP r || (v == r && vk < ri)) {                           \
-                r = v;                                                      \
-                ri = vk;                                                    \
-            }                                                               \
+        /* The extreme of the lanes, then the smallest index among the  \
+         * lanes holding it (a masked minimum, unmasked lanes as the      \
+         * largest index): where merging the accumulators as (value,     \
+         * index) pairs and halving them took a chain of blends and      \
+         * stores, a quarter of a row of 2048. */                         \
+        const vt e_ = VX512_##NAME##_##N(VX512_##NAME##_##N(m0, m1),        \
+                                         VX512_##NAME##_##N(m2, m3));       \
+        vt b_;                                                              \
+        const T r_ = VRED512_##NAME##_##N(e_);                              \
+        for (int k = 0; k < L; k++) {                                       \
+            b_[k] = r_;                                                     \
         }                                                                   \
-        return ri;                                                          \
+        const int64_t i0_ = VMINIDX512(VEQ512_##N(m0, b_), k0);             \
+        const int64_t i1_ = VMINIDX512(VEQ512_##N(m1, b_), k1);             \
+        const int64_t i2_ = VMINIDX512(VEQ512_##N(m2, b_), k2);             \
+        const int64_t i3_ = VMINIDX512(VEQ512_##N(m3, b_), k3);             \
+        const int64_t i01_ = i0_ < i1_ ? i0_ : i1_;                         \
+        const int64_t i23_ = i2_ < i3_ ? i2_ : i3_;                         \
+        return i01_ < i23_ ? i01_ : i23_;                                   \
     }
 #define VARG_TRY(NAME, N, q, n, idx0, res, PUT)                             \
     if (have_avx512()) {                                                    \
