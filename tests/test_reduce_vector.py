@@ -8,6 +8,8 @@ groups of 8 rows: the lengths below straddle every one of those
 boundaries, a NaN is placed in every lane position, integer extremes sit at
 every position, and signed zeros, empty dims and non-contiguous views are
 covered.  Values against NumPy (exact for extrema and indices)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -403,10 +405,10 @@ def test_sum_f32_vectors_below_a_block(n):
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_row_runs_every_short_width(dt):
-    """Note [Row runs]: sum, mean, prod, amax and amin over short
-    innermost rows, one kernel call for a run of rows: every width from
-    1 to 140 (the partial lane blocks' masked last vector, Note [Float32
-    lane blocks] and [Float64 lane blocks]), rows adjacent, rows apart (a
+    """Note [Row runs]: sum, mean, prod, amax, amin, nansum and nanmean
+    over short innermost rows, one kernel call for a run of rows: every
+    width from 1 to 140 (the partial lane blocks' masked last vector, Note
+    [Float32 lane blocks] and [Float64 lane blocks]), rows adjacent, rows apart (a
     column slice), starting off a vector boundary, and strided rows (the
     row-by-row path); against NumPy on the float64 values, each row as
     its own reduction, and NaN, inf and -inf in chosen rows."""
@@ -423,15 +425,21 @@ def test_row_runs_every_short_width(dt):
             views.append(base[:, : 2 * (w // 2): 2])
         for x in views:
             xd = x.astype(np.float64)
-            with np.errstate(invalid="ignore"):
+            with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
                 ref = {"sum": xd.sum(1), "mean": xd.mean(1),
-                       "amax": xd.max(1), "amin": xd.min(1)}
+                       "amax": xd.max(1), "amin": xd.min(1),
+                       "nansum": np.nansum(xd, 1),
+                       "nanmean": np.nanmean(xd, 1)}
             tx = t(x)
             for op, r in ref.items():
-                got = getattr(tx, op)(dim=1).numpy().astype(np.float64)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    got = getattr(tl, op)(tx, dim=1).numpy().astype(
+                        np.float64)
                 tol = 0 if op in ("amax", "amin") else \
-                    4 * u * np.abs(xd).sum(1) / (x.shape[1] if op == "mean"
-                                                 else 1)
+                    4 * u * np.nansum(np.abs(xd), 1) / (
+                        x.shape[1] if op in ("mean", "nanmean") else 1)
                 with np.errstate(invalid="ignore"):
                     ok = (np.abs(got - r) <= tol) | (got == r) | \
                         (np.isnan(got) & np.isnan(r))
