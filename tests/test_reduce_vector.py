@@ -405,8 +405,8 @@ def test_sum_f32_vectors_below_a_block(n):
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_row_runs_every_short_width(dt):
-    """Note [Row runs]: sum, mean, prod, amax, amin, nansum and nanmean
-    over short innermost rows, one kernel call for a run of rows: every
+    """Note [Row runs]: sum, mean, prod, amax, amin, nansum, nanmean and
+    the 2-norm over short innermost rows, one kernel call for a run of rows: every
     width from 1 to 140 (the partial lane blocks' masked last vector, Note
     [Float32 lane blocks] and [Float64 lane blocks]), rows adjacent, rows apart (a
     column slice), starting off a vector boundary, and strided rows (the
@@ -444,6 +444,12 @@ def test_row_runs_every_short_width(dt):
                     ok = (np.abs(got - r) <= tol) | (got == r) | \
                         (np.isnan(got) & np.isnan(r))
                 assert ok.all(), (w, op, x.strides, got, r)
+            with np.errstate(invalid="ignore", over="ignore"):
+                nref = np.sqrt((xd * xd).sum(1))
+            got = tl.linalg.vector_norm(tx, dim=1).numpy().astype(np.float64)
+            ok = (np.abs(got - nref) <= 4 * u * nref) | (got == nref) | \
+                (np.isnan(got) & np.isnan(nref))
+            assert ok.all(), (w, "vector_norm", x.strides, got, nref)
             p = (1 + 0.01 * rng.standard_normal(x.shape)).astype(dt)
             got = t(p).prod(dim=1).numpy().astype(np.float64)
             np.testing.assert_allclose(got, p.astype(np.float64).prod(1),

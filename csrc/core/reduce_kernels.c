@@ -4492,22 +4492,45 @@ static void var_fcols_f64(const char *base, int64_t n, int64_t cs,
  * sum's float64 strips with each element squared (Note [Float32 cols in
  * register strips]); other layouts and dtypes keep var's kernels, with
  * mean 0. */
-/* The 32 lanes' sum (lane l of vector k at a[4 k + l]) and the
- * remainder q[i..n) after it, in one fixed order for every ISA. */
-static double norm2_fold32(const double *a, const float *q, int64_t i,
-                           int64_t n)
+#if defined(__GNUC__)
+typedef float n2_v4f __attribute__((vector_size(16)));
+typedef double n2_v4d __attribute__((vector_size(32)));
+/* The 32 lanes' sum (lane l of vector k in s[k]) and the rest q[i..n)
+ * after it (under 32: vectors of 4 in lanes of their own, the last n % 4
+ * one by one), in one fixed order for every clone: inlined in each, so
+ * that the lanes stay in registers (they had been stored for a shared
+ * fold, and the rest gone one float at a time in a chain of scalar
+ * conversions, each also waiting on the one before -- cvtss2sd keeps its
+ * destination's upper half: 80 ns a row of 60 floats). */
+static TL_ALWAYS_INLINE double norm2_fold_f32(const n2_v4d *s, const float *q,
+                                              int64_t i, int64_t n)
 {
-    double t[4];
-    for (int l = 0; l < 4; l++) {
-        t[l] = ((a[l] + a[4 + l]) + (a[8 + l] + a[12 + l])) +
-               ((a[16 + l] + a[20 + l]) + (a[24 + l] + a[28 + l]));
-    }
+    typedef n2_v4d v4d; /* CVT4D's */
+    const n2_v4d t = ((s[0] + s[1]) + (s[2] + s[3])) +
+                     ((s[4] + s[5]) + (s[6] + s[7]));
     double ss = (t[0] + t[1]) + (t[2] + t[3]);
-    for (; i < n; i++) {
-        const double d = (double)q[i];
-        ss += d * d;
+    n2_v4d r0 = {0, 0, 0, 0}, r1 = r0;
+    for (; i + 8 <= n; i += 8) {
+        n2_v4f x, y;
+        memcpy(&x, q + i, sizeof x);
+        memcpy(&y, q + i + 4, sizeof y);
+        const n2_v4d dx = CVT4D(x), dy = CVT4D(y);
+        r0 += dx * dx;
+        r1 += dy * dy;
     }
-    return ss;
+    if (i + 4 <= n) {
+        n2_v4f x;
+        memcpy(&x, q + i, sizeof x);
+        const n2_v4d dx = CVT4D(x);
+        r0 += dx * dx;
+        i += 4;
+    }
+    r0 += r1;
+    ss += (r0[0] + r0[1]) + (r0[2] + r0[3]);
+    const double e0 = i < n ? (double)q[i] * (double)q[i] : 0.0;
+    const double e1 = i + 1 < n ? (double)q[i + 1] * (double)q[i + 1] : 0.0;
+    const double e2 = i + 2 < n ? (double)q[i + 2] * (double)q[i + 2] : 0.0;
+    return ss + ((e0 + e1) + e2);
 }
 
 /* float32: element i + 4 k + l of each block of 32 goes to lane l of
@@ -4517,69 +4540,99 @@ static double norm2_fold32(const double *a, const float *q, int64_t i,
  * 2 j + 1. */
 static void norm2_lanes_f32_base(const float *q, int64_t n, double *out)
 {
-    typedef float v4f __attribute__((vector_size(16)));
-    typedef double v4d __attribute__((vector_size(32)));
-    v4d s[8];
+    typedef n2_v4d v4d; /* CVT4D's */
+    n2_v4d s[8];
     for (int k = 0; k < 8; k++) {
-        s[k] = (v4d){0, 0, 0, 0};
+        s[k] = (n2_v4d){0, 0, 0, 0};
     }
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
         PREFETCH_AHEAD(q + i);
         for (int k = 0; k < 8; k++) {
-            v4f x;
+            n2_v4f x;
             memcpy(&x, q + i + 4 * k, sizeof x);
-            const v4d d = CVT4D(x);
+            const n2_v4d d = CVT4D(x);
             s[k] += d * d;
         }
     }
-    double a[32];
-    memcpy(a, s, sizeof a);
-    *out = norm2_fold32(a, q, i, n);
+    *out = norm2_fold_f32(s, q, i, n);
 }
 #ifdef TL_AVX2_DISPATCH
 __attribute__((target("avx2,fma"))) static void
 norm2_lanes_f32_avx2(const float *q, int64_t n, double *out)
 {
-    __m256d s[8];
-    for (int k = 0; k < 8; k++) {
-        s[k] = _mm256_setzero_pd();
-    }
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, s4 = s0;
+    __m256d s5 = s0, s6 = s0, s7 = s0;
     int64_t i = 0;
+#define N2SQ(acc, k)                                                        \
+    do {                                                                    \
+        const __m256d d_ = _mm256_cvtps_pd(_mm_loadu_ps(q + i + 4 * (k)));  \
+        (acc) = _mm256_fmadd_pd(d_, d_, (acc));                             \
+    } while (0)
     for (; i + 32 <= n; i += 32) {
         PREFETCH_AHEAD(q + i);
-        for (int k = 0; k < 8; k++) {
-            const __m256d d = _mm256_cvtps_pd(_mm_loadu_ps(q + i + 4 * k));
-            s[k] = _mm256_fmadd_pd(d, d, s[k]);
-        }
+        N2SQ(s0, 0);
+        N2SQ(s1, 1);
+        N2SQ(s2, 2);
+        N2SQ(s3, 3);
+        N2SQ(s4, 4);
+        N2SQ(s5, 5);
+        N2SQ(s6, 6);
+        N2SQ(s7, 7);
     }
-    double a[32];
-    for (int k = 0; k < 8; k++) {
-        _mm256_storeu_pd(a + 4 * k, s[k]);
-    }
-    *out = norm2_fold32(a, q, i, n);
+#undef N2SQ
+    const n2_v4d v[8] = {(n2_v4d)s0, (n2_v4d)s1, (n2_v4d)s2, (n2_v4d)s3,
+                         (n2_v4d)s4, (n2_v4d)s5, (n2_v4d)s6, (n2_v4d)s7};
+    *out = norm2_fold_f32(v, q, i, n);
 }
 TL_TARGET_AVX512 static void norm2_lanes_f32_avx512(const float *q,
                                                     int64_t n, double *out)
 {
-    __m512d s[4];
-    for (int k = 0; k < 4; k++) {
-        s[k] = _mm512_setzero_pd();
-    }
+    __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
     int64_t i = 0;
+#define N2SQ(acc, k)                                                        \
+    do {                                                                    \
+        const __m512d d_ =                                                  \
+            _mm512_cvtps_pd(_mm256_loadu_ps(q + i + 8 * (k)));              \
+        (acc) = _mm512_fmadd_pd(d_, d_, (acc));                             \
+    } while (0)
     for (; i + 32 <= n; i += 32) {
         PREFETCH_AHEAD(q + i);
-        for (int k = 0; k < 4; k++) {
-            const __m512d d =
-                _mm512_cvtps_pd(_mm256_loadu_ps(q + i + 8 * k));
-            s[k] = _mm512_fmadd_pd(d, d, s[k]);
+        N2SQ(s0, 0);
+        N2SQ(s1, 1);
+        N2SQ(s2, 2);
+        N2SQ(s3, 3);
+    }
+#undef N2SQ
+#define N2LO(x) ((n2_v4d)_mm512_castpd512_pd256(x))
+#define N2HI(x) ((n2_v4d)_mm512_extractf64x4_pd((x), 1))
+    const n2_v4d v[8] = {N2LO(s0), N2HI(s0), N2LO(s1), N2HI(s1),
+                         N2LO(s2), N2HI(s2), N2LO(s3), N2HI(s3)};
+#undef N2LO
+#undef N2HI
+    *out = norm2_fold_f32(v, q, i, n);
+}
+#endif
+#else
+static void norm2_lanes_f32_base(const float *q, int64_t n, double *out)
+{
+    double a[32] = {0};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (int k = 0; k < 32; k++) {
+            a[k] += (double)q[i + k] * (double)q[i + k];
         }
     }
-    double a[32];
-    for (int k = 0; k < 4; k++) {
-        _mm512_storeu_pd(a + 8 * k, s[k]);
+    double t[4];
+    for (int l = 0; l < 4; l++) {
+        t[l] = ((a[l] + a[4 + l]) + (a[8 + l] + a[12 + l])) +
+               ((a[16 + l] + a[20 + l]) + (a[24 + l] + a[28 + l]));
     }
-    *out = norm2_fold32(a, q, i, n);
+    double ss = (t[0] + t[1]) + (t[2] + t[3]);
+    for (; i < n; i++) {
+        ss += (double)q[i] * (double)q[i];
+    }
+    *out = ss;
 }
 #endif
 static void norm2_lanes_f32(const float *q, int64_t n, double *out)
@@ -4601,27 +4654,52 @@ static TL_ALWAYS_INLINE void norm2_lanes_f64_body(const double *q, int64_t n,
                                                   double *out)
 {
     typedef double v4d __attribute__((vector_size(32)));
-    v4d s[8];
-    for (int k = 0; k < 8; k++) {
-        s[k] = (v4d){0, 0, 0, 0};
-    }
+    /* Named, not an array: the array lived in memory, zeroed with a rep
+     * stos a row (a third of a norm over rows of 16 doubles). */
+    v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0;
+    v4d s6 = s0, s7 = s0;
     int64_t i = 0;
+#define NORM2_SQ4(acc, k)                                                   \
+    do {                                                                    \
+        v4d x_;                                                             \
+        memcpy(&x_, q + i + 4 * (k), sizeof x_);                            \
+        (acc) += x_ * x_;                                                   \
+    } while (0)
     for (; i + 32 <= n; i += 32) {
         PREFETCH_AHEAD(q + i);
         PREFETCH_AHEAD(q + i + 16);
-        for (int k = 0; k < 8; k++) {
-            v4d x;
-            memcpy(&x, q + i + 4 * k, sizeof x);
-            s[k] += x * x;
-        }
+        NORM2_SQ4(s0, 0);
+        NORM2_SQ4(s1, 1);
+        NORM2_SQ4(s2, 2);
+        NORM2_SQ4(s3, 3);
+        NORM2_SQ4(s4, 4);
+        NORM2_SQ4(s5, 5);
+        NORM2_SQ4(s6, 6);
+        NORM2_SQ4(s7, 7);
     }
-    const v4d t = ((s[0] + s[1]) + (s[2] + s[3])) +
-                  ((s[4] + s[5]) + (s[6] + s[7]));
-    double ss = (t[0] + t[1]) + (t[2] + t[3]);
-    for (; i < n; i++) {
-        ss += q[i] * q[i];
+#undef NORM2_SQ4
+    /* The rest (under 32) in vectors of 4 in two lanes of their own,
+     * the last n % 4 one by one (as norm2_fold32: not one chain). */
+    v4d r0 = {0, 0, 0, 0}, r1 = r0;
+    for (; i + 8 <= n; i += 8) {
+        v4d x, y;
+        memcpy(&x, q + i, sizeof x);
+        memcpy(&y, q + i + 4, sizeof y);
+        r0 += x * x;
+        r1 += y * y;
     }
-    *out = ss;
+    if (i + 4 <= n) {
+        v4d x;
+        memcpy(&x, q + i, sizeof x);
+        r0 += x * x;
+        i += 4;
+    }
+    const v4d t = (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))) +
+                  (r0 + r1);
+    const double e0 = i < n ? q[i] * q[i] : 0.0;
+    const double e1 = i + 1 < n ? q[i + 1] * q[i + 1] : 0.0;
+    const double e2 = i + 2 < n ? q[i + 2] * q[i + 2] : 0.0;
+    *out = ((t[0] + t[1]) + (t[2] + t[3])) + ((e0 + e1) + e2);
 }
 DISPATCHED(norm2_lanes_f64, (const double *q, int64_t n, double *out),
            (q, n, out))
@@ -4639,11 +4717,82 @@ DISPATCHED(norm2_lanes_f64, (const double *q, int64_t n, double *out),
         }                                                                   \
         double ss;                                                          \
         norm2_lanes_##N((const T *)p, n, &ss);                              \
-        memset(res, 0, sizeof *res);                                        \
         res->v.d[0] = ss;                                                   \
+        res->v.d[1] = res->v.d[2] = res->v.d[3] = 0;                        \
+        res->idx = 0;                                                       \
     }
 DEF_NORM2_ROW(f32, float)
 DEF_NORM2_ROW(f64, double)
+
+/* Row runs of the norm (Note [Row runs]): norm2_row's record a row. */
+#define NORM2_PUT(r, ss)                                                    \
+    do {                                                                    \
+        (r)->v.d[0] = (ss);                                                 \
+        (r)->v.d[1] = (r)->v.d[2] = (r)->v.d[3] = 0;                        \
+        (r)->idx = 0;                                                       \
+    } while (0)
+#define NORM2_RUN_LOOP(LANES)                                               \
+    for (int64_t j = 0; j < m; j++) {                                       \
+        double ss_;                                                         \
+        LANES((const float *)(p + j * rs), n, &ss_);                        \
+        NORM2_PUT(&res[j], ss_);                                            \
+    }
+#if defined(__GNUC__) && defined(TL_AVX2_DISPATCH)
+/* flatten: each clone's lanes inlined into its loop over rows. */
+__attribute__((flatten)) static void
+norm2_run_f32_base(const char *p, int64_t m, int64_t rs, int64_t n,
+                   tl_racc *res)
+{
+    NORM2_RUN_LOOP(norm2_lanes_f32_base)
+}
+__attribute__((target("avx2,fma"), flatten)) static void
+norm2_run_f32_avx2(const char *p, int64_t m, int64_t rs, int64_t n,
+                   tl_racc *res)
+{
+    NORM2_RUN_LOOP(norm2_lanes_f32_avx2)
+}
+TL_TARGET_AVX512 __attribute__((flatten)) static void
+norm2_run_f32_avx512(const char *p, int64_t m, int64_t rs, int64_t n,
+                     tl_racc *res)
+{
+    NORM2_RUN_LOOP(norm2_lanes_f32_avx512)
+}
+static void norm2_run_f32(const char *p, int64_t m, int64_t rs, int64_t n,
+                          tl_racc *res)
+{
+    if (have_avx512()) {
+        norm2_run_f32_avx512(p, m, rs, n, res);
+    } else if (have_avx2()) {
+        norm2_run_f32_avx2(p, m, rs, n, res);
+    } else {
+        norm2_run_f32_base(p, m, rs, n, res);
+    }
+}
+#else
+static void norm2_run_f32(const char *p, int64_t m, int64_t rs, int64_t n,
+                          tl_racc *res)
+{
+    NORM2_RUN_LOOP(norm2_lanes_f32)
+}
+#endif
+static void norm2_f32_rows(const char *p, int64_t m, int64_t rs, int64_t n,
+                           int64_t s, int64_t idx0, const tl_racc *aux,
+                           tl_racc *res)
+{
+    if (s != (int64_t)sizeof(float)) {
+        for (int64_t j = 0; j < m; j++) {
+            norm2_row_f32(p + j * rs, n, s, idx0, aux ? aux + j : NULL,
+                          &res[j]);
+        }
+        return;
+    }
+    norm2_run_f32(p, m, rs, n, res);
+}
+DEF_ROW_RUN(norm2_f64, double, norm2_row_f64, {
+    double ss_;
+    norm2_lanes_f64_body(q, n, &ss_);
+    NORM2_PUT(r, ss_);
+})
 
 /* The squares of the float32 strips (Note [Norm rows without the
  * deviations]).  FS_SQ squares a float64 vector or scalar. */
@@ -5811,10 +5960,10 @@ static const tl_rkernel var_k[TL_DTYPE_COUNT] = {
  * deviations]). */
 static const tl_rkernel norm2_k[TL_DTYPE_COUNT] = {
     VAR(f16, FLOAT16), VAR(bf16, BFLOAT16),
-    [TL_DTYPE_FLOAT32] = K(TL_DTYPE_FLOAT64, true, comb_var, norm2_row_f32,
-                           norm2_cols_f32, fin_var),
-    [TL_DTYPE_FLOAT64] = K(TL_DTYPE_FLOAT64, true, comb_var, norm2_row_f64,
-                           norm2_cols_f64, fin_var),
+    [TL_DTYPE_FLOAT32] = KR(TL_DTYPE_FLOAT64, true, comb_var, norm2_row_f32,
+                            norm2_cols_f32, fin_var, norm2_f32_rows),
+    [TL_DTYPE_FLOAT64] = KR(TL_DTYPE_FLOAT64, true, comb_var, norm2_row_f64,
+                            norm2_cols_f64, fin_var, norm2_f64_rows),
     VAR(c64, COMPLEX64), VAR(c128, COMPLEX128),
 };
 
@@ -5857,6 +6006,11 @@ void tl_reduce_finish_n(const tl_rkernel *k, const tl_racc *a, int64_t n,
     } else if (k->finish == fin_dd) {
         for (int64_t i = 0; i < n; i++) {
             o[i] = dd_mean(a[i].v.d[0], a[i].v.d[1], f->count);
+        }
+    } else if (k->finish == fin_var && f->sumsq) {
+        for (int64_t i = 0; i < n; i++) {
+            const double ss = dd_value(a[i].v.d[0], a[i].v.d[3]);
+            o[i] = f->take_sqrt ? sqrt(ss) : ss;
         }
     } else if (k->finish == fin_s || k->finish == fin_u) {
         for (int64_t i = 0; i < n; i++) {
