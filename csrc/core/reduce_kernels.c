@@ -1577,15 +1577,36 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
  * row's fold with the next row's loads.  A kernel's rows entry takes a
  * run of rows (up to a tile of outputs) in one call, and its loop over
  * them sits in the clone, the row body inlined: the same body, so the
- * same bits as row() a row.  Strided rows go through row() one by one. */
+ * same bits as row() a row.  Strided rows go through row() one by one.
+ * Adjacent short rows (at most ROW_RUN_PF_ROW bytes) of a reduction that
+ * reads more than L2 holds are prefetched ROW_RUN_PF_AHEAD bytes ahead,
+ * every line: the hardware prefetcher alone left sum(dim=1) of (69905,
+ * 60) float64 (32 MiB) at 1.43 ms, 1.76x PyTorch's time, and 1.11-1.12
+ * ms with it (PyTorch 0.81-0.89; one thread, Zen 4); it changes no
+ * value, and an address past the end is only prefetched, formed as an
+ * integer. */
+#define ROW_RUN_PF_ROW 1024
+#define ROW_RUN_PF_AHEAD 2048
+#define ROW_RUN_PF_BYTES ((int64_t)1 << 20)
+#if defined(__GNUC__)
+#define ROW_RUN_PREFETCH(a) __builtin_prefetch((const void *)(a))
+#else
+#define ROW_RUN_PREFETCH(a) ((void)(a))
+#endif
 #define DEF_ROW_RUN(NAME, T, ROW, CALL)                                     \
     static TL_ALWAYS_INLINE void NAME##_run_body(const char *p, int64_t m,  \
                                                  int64_t rs, int64_t n,      \
                                                  tl_racc *res)               \
     {                                                                       \
+        const int64_t rb_ = n * (int64_t)sizeof(T);                         \
+        const bool pf_ = rb_ <= ROW_RUN_PF_ROW && rs == rb_ &&              \
+                         reduce_footprint > ROW_RUN_PF_BYTES;               \
         for (int64_t j = 0; j < m; j++) {                                   \
             const T *q = (const T *)(p + j * rs);                           \
             tl_racc *r = &res[j];                                           \
+            for (int64_t b_ = 0; pf_ && b_ < rb_; b_ += 64) {               \
+                ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD + b_);     \
+            }                                                               \
             CALL;                                                           \
         }                                                                   \
     }                                                                       \
