@@ -685,6 +685,29 @@ typedef int64_t tl_v4di __attribute__((vector_size(32)));
 typedef double tl_v2d __attribute__((vector_size(16)));
 typedef int64_t tl_v2di __attribute__((vector_size(16)));
 
+/* The partial block's setup (lanes_f64_acc, nanlanes_f64_acc): its c
+ * vectors of 8 and the count r of the last one's elements that are its
+ * own (1..8), the last vector's masks k0, k1 (lanes j >= 8 - r) and its
+ * two halves ta, tb, the last 8 elements q[m-8..m). */
+#define PARTIAL_8D_LOAD(c, r, k0, k1, ta, tb)                               \
+    const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);           \
+    memcpy(&(k0), f64_tail_mask + r, sizeof(k0));                           \
+    memcpy(&(k1), f64_tail_mask + r + 4, sizeof(k1));                       \
+    memcpy(&(ta), q + m - 8, sizeof(ta));                                   \
+    memcpy(&(tb), q + m - 4, sizeof(tb))
+/* The partial block's tree sums s0, s1 into the lanes: the lanes
+ * themselves when no block came before. */
+#define PARTIAL_8D_TAKE(s0, s1)                                             \
+    do {                                                                    \
+        if (i == 0) {                                                       \
+            h0 = (s0);                                                      \
+            h1 = (s1);                                                      \
+        } else {                                                            \
+            TWO_SUM_4D(h0, l0, (s0));                                       \
+            TWO_SUM_4D(h1, l1, (s1));                                       \
+        }                                                                   \
+    } while (0)
+
 /* dd_add in every lane of vectors of type T (TI: its integer lanes):
  * (h, l) += (bh, bl), h = the plain sum and l = 0 where it is not finite
  * (Note [Compensated sums and non-finite values]); the same operations
@@ -732,13 +755,9 @@ static TL_ALWAYS_INLINE void lanes_f64_acc(const double *q, int64_t m,
          * kept when j >= 8 - r: the same lane parity as the element's
          * index, m being even for the complex128 halves), summed as one
          * more block's tree (Note [Float64 lane blocks]), a tree of c. */
-        const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);
         tl_v4di k0, k1;
-        memcpy(&k0, f64_tail_mask + r, sizeof k0);
-        memcpy(&k1, f64_tail_mask + r + 4, sizeof k1);
         tl_v4d ta, tb;
-        memcpy(&ta, q + m - 8, sizeof ta);
-        memcpy(&tb, q + m - 4, sizeof tb);
+        PARTIAL_8D_LOAD(c, r, k0, k1, ta, tb);
         ta = (tl_v4d)((tl_v4di)ta & k0);
         tb = (tl_v4d)((tl_v4di)tb & k1);
         const double *w = q + i;
@@ -749,13 +768,7 @@ static TL_ALWAYS_INLINE void lanes_f64_acc(const double *q, int64_t m,
         TREE_OF_C(VB, tb, s1)
 #undef VA
 #undef VB
-        if (i == 0) {
-            h0 = s0;
-            h1 = s1;
-        } else {
-            TWO_SUM_4D(h0, l0, s0);
-            TWO_SUM_4D(h1, l1, s1);
-        }
+        PARTIAL_8D_TAKE(s0, s1);
         i = m;
     } else if (i < m) {
         /* fewer than 8: each in a lane of its own, exactly */
@@ -5154,14 +5167,10 @@ static TL_ALWAYS_INLINE void nanlanes_f64_acc(const double *q, int64_t m,
     if (m >= 8 && i < m) {
         /* The partial block as the sum's (lanes_f64_acc), NaNs made +0
          * and counted out under the same masks. */
-        const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);
         const double *w = q + i;
         nan_v4i k0, k1;
-        memcpy(&k0, f64_tail_mask + r, sizeof k0);
-        memcpy(&k1, f64_tail_mask + r + 4, sizeof k1);
         nan_v4d ta, tb;
-        memcpy(&ta, q + m - 8, sizeof ta);
-        memcpy(&tb, q + m - 4, sizeof tb);
+        PARTIAL_8D_LOAD(c, r, k0, k1, ta, tb);
         k0 &= ta == ta;
         k1 &= tb == tb;
         ta = NAN_KEEP(ta, k0);
@@ -5177,13 +5186,7 @@ static TL_ALWAYS_INLINE void nanlanes_f64_acc(const double *q, int64_t m,
         TREE_OF_C(VB, tb, s1)
 #undef VA
 #undef VB
-        if (i == 0) {
-            h0 = s0;
-            h1 = s1;
-        } else {
-            TWO_SUM_4D(h0, l0, s0);
-            TWO_SUM_4D(h1, l1, s1);
-        }
+        PARTIAL_8D_TAKE(s0, s1);
         i = m;
     } else if (i < m) {
         /* fewer than 8: each in a lane of its own, exactly */
