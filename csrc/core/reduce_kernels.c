@@ -4540,9 +4540,12 @@ static TL_ALWAYS_INLINE double norm2_fold_f32(const n2_v4d *s, const float *q,
                                               int64_t i, int64_t n)
 {
     typedef n2_v4d v4d; /* CVT4D's */
-    const n2_v4d t = ((s[0] + s[1]) + (s[2] + s[3])) +
-                     ((s[4] + s[5]) + (s[6] + s[7]));
-    double ss = (t[0] + t[1]) + (t[2] + t[3]);
+    double ss = 0;
+    if (i > 0) { /* lanes of zeros add nothing (the squares are >= 0) */
+        const n2_v4d t = ((s[0] + s[1]) + (s[2] + s[3])) +
+                         ((s[4] + s[5]) + (s[6] + s[7]));
+        ss = (t[0] + t[1]) + (t[2] + t[3]);
+    }
     n2_v4d r0 = {0, 0, 0, 0}, r1 = r0;
     for (; i + 8 <= n; i += 8) {
         n2_v4f x, y;
