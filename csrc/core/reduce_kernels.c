@@ -4716,7 +4716,7 @@ static TL_ALWAYS_INLINE void norm2_lanes_f64_body(const double *q, int64_t n,
     }
 #undef NORM2_SQ4
     /* The rest (under 32) in vectors of 4 in two lanes of their own,
-     * the last n % 4 one by one (as norm2_fold32: not one chain). */
+     * the last n % 4 one by one (as norm2_fold_f32: not one chain). */
     v4d r0 = {0, 0, 0, 0}, r1 = r0;
     for (; i + 8 <= n; i += 8) {
         v4d x, y;
