@@ -8,6 +8,7 @@ groups of 8 rows: the lengths below straddle every one of those
 boundaries, a NaN is placed in every lane position, integer extremes sit at
 every position, and signed zeros, empty dims and non-contiguous views are
 covered.  Values against NumPy (exact for extrema and indices)."""
+import math
 import warnings
 
 import numpy as np
@@ -457,6 +458,54 @@ def test_row_runs_every_short_width(dt):
             # the one-row reduction of each row gives the same bits
             rows = np.stack([tx[j].sum().numpy() for j in range(x.shape[0])])
             assert rows.tobytes() == tx.sum(dim=1).numpy().tobytes(), w
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_batch_finish_special_rows(dt):
+    """Note [Batch finish of compensated pairs]: mean, nansum, nanmean and
+    the 2-norm over more rows than a tile (the finish runs a tile's
+    records at a time), rows of every kind mixed: all NaN (nanmean NaN,
+    nansum 0), inf and -inf (NaN), one inf, a sum past the float range
+    (inf for float64's 1e308s), zeros of both signs, huge values with
+    small ones (the compensation's low part), against NumPy on the float64
+    values; and the same bits as each row reduced alone."""
+    rng = np.random.default_rng(7)
+    w = 6
+    x = rng.standard_normal((3001, w)).astype(dt)
+    big = np.finfo(dt).max / 2
+    kinds = [np.full(w, np.nan), [np.inf, -np.inf, 1, 2, 3, 4],
+             [np.inf, 1, 2, 3, 4, 5], [big, big, big, 1, 1, 1],
+             [-0.0] * w, [0.0, -0.0] * (w // 2),
+             [1e30, 1, -1e30, 1e-3, 2, np.nan], [1e16, 1, -1e16, 1, 1, 1]]
+    for j in range(x.shape[0]):
+        if j % 5 == 0:
+            x[j] = np.asarray(kinds[(j // 5) % len(kinds)], np.float64)
+    xd = x.astype(np.float64)
+    tx = t(x)
+    with np.errstate(invalid="ignore", over="ignore"), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        refs = {"mean": xd.sum(1) / w, "nansum": np.nansum(xd, 1),
+                "nanmean": np.nanmean(xd, 1),
+                "vector_norm": np.sqrt((xd * xd).sum(1))}
+        refs = {k: v.astype(dt).astype(np.float64) for k, v in refs.items()}
+        for op, ref in refs.items():
+            f = tl.linalg.vector_norm if op == "vector_norm" else \
+                getattr(tl, op)
+            got = f(tx, dim=1).numpy().astype(np.float64)
+            tol = 4 * np.finfo(dt).eps * np.nansum(np.abs(xd), 1)
+            ok = (np.abs(got - ref) <= tol) | (got == ref) | \
+                (np.isnan(got) & np.isnan(ref))
+            assert ok.all(), (op, np.flatnonzero(~ok)[:5], got[~ok][:5],
+                              ref[~ok][:5])
+            if op == "mean" and dt == np.float64:
+                # the low part counts: within 2 ulp of the exact mean
+                fin = np.isfinite(xd).all(1) & (np.abs(xd).max(1) < big)
+                ex = np.array([math.fsum(r) / w for r in xd[fin]])
+                assert (np.abs(got[fin] - ex) <=
+                        2 * np.spacing(np.abs(ex))).all()
+            one = np.stack([f(tx[j]).numpy() for j in range(0, 3001, 7)])
+            assert one.tobytes() == f(tx, dim=1).numpy()[::7].tobytes(), op
 
 
 @pytest.mark.parametrize("w", [9, 15, 17, 63, 65, 127, 130, 511, 513])
