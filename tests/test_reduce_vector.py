@@ -377,7 +377,7 @@ def test_sum_f32_lane_blocks_specials(n):
                                512 + 17, 1024 + 56])
 def test_sum_f32_vectors_below_a_block(n):
     """Note [Float32 lane blocks]: below the last whole block, whole
-    vectors of 8 add into one (at most 7 deep) and are checked like a
+    vectors of 8 add into one (a tree at most 3 deep) and are checked like a
     block: lanes that overflow float32 are summed again in float64;
     even and odd lanes stay apart (complex64); the last 7 or fewer go
     one by one.  Each row of a matrix is a separate run."""
@@ -529,7 +529,7 @@ def test_row_runs_float32_overflowing_partial_block(w):
 def test_sum_f32_more_accurate_than_numpy_on_average():
     """Over many random arrays the float32 sum's error against a float64
     reference is below NumPy's pairwise sum's (root mean square), and
-    each error stays within the bound of Note [Float32 lane blocks]: 7
+    each error stays within the bound of Note [Float32 lane blocks]: 10
     float32 roundings per element plus the final rounding."""
     u = 2.0 ** -24
     for kind in ("normal", "wide", "shifted"):
@@ -547,7 +547,7 @@ def test_sum_f32_more_accurate_than_numpy_on_average():
             ref = np.sum(a.astype(np.float64))
             ours = float(t(a).sum().item())
             e = abs(ours - ref)
-            bound = 8 * u * float(np.abs(a.astype(np.float64)).sum()) + \
+            bound = 11 * u * float(np.abs(a.astype(np.float64)).sum()) + \
                 float(np.spacing(np.float32(abs(ref))))
             assert e <= bound, (kind, seed, e, bound)
             e_ours.append(e)

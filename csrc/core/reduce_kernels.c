@@ -24,8 +24,9 @@
 /* Note [Summation accuracy]
  * - Rows (inner reductions): float16/bfloat16 accumulate in float64
  *   lanes.  Contiguous float32 (and complex64) runs add blocks of 512
- *   floats in 64 float32 lanes, 8 elements deep, and everything above
- *   the lanes in float64 (Note [Float32 lane blocks]): shallower in
+ *   floats in 64 float32 lanes, 8 elements deep, the lanes' 8 vectors
+ *   as a tree in float32 and everything above it in float64 (Note
+ *   [Float32 lane blocks]): shallower in
  *   float32 than NumPy's pairwise sum at every level.  The partials of
  *   runs of up to TL_REDUCE_RCHUNK (reduce_impl.h) elements and of
  *   chunks combine pairwise in float64.
@@ -491,20 +492,30 @@ static const int64_t f64_tail_mask[16] = {0,  0,  0,  0,  0,  0,  0,  0,
  * bounds the loop in cache and with two threads.  So a run is cut into
  * blocks of F32_BLOCK floats; a block goes into 8 vectors of 8 float32
  * lanes (lane k of vector j takes the elements 64i + 8j + k), so each
- * lane adds 8 elements in float32, 7 roundings deep; the 64 lane sums
- * then convert exactly to float64 and combine there, and the blocks
+ * lane adds 8 elements in float32, 7 roundings deep; the 8 vectors then
+ * add as a tree in float32 (3 more: 10 at most on any element's path),
+ * the 8 lane sums of that convert exactly to float64, and the blocks
  * accumulate in float64.  NumPy's pairwise float32 sum rounds 15 times
- * in each of its 8 accumulators of a 128-element leaf and once more at
- * every level of its tree above, all in float32: this is shallower
- * everywhere (tests/test_reduce_vector.py measures both against a
- * float64 reference).  A block whose float64 sum is not finite (an
+ * in each of its 8 accumulators of a 128-element leaf, 3 times more
+ * combining them and once more at every level of its tree above, all in
+ * float32: this is shallower everywhere (tests/test_reduce_vector.py
+ * measures both against a float64 reference).  (The 8 vectors had each
+ * converted to float64, 16 conversions and 15 float64 adds a block: over
+ * rows of 64 to 500 floats most of a row's time, 1.2-1.8x PyTorch's in
+ * cache; with the tree, the partial block joined to a short last block
+ * and the AVX-512 run clone (Note [Row runs]), (2621, 100) float32 10.2
+ * -> 6.9 ns a row, PyTorch 5.9-7.2, one thread, Zen 5.)  A block whose float64 sum is not finite (an
  * infinity or NaN in it, or a float32 lane that overflowed where the
  * float64 sum would not) is summed again in float64, element by element:
- * lanes never overflow where the old all-float64 sum did not.  Below the
- * last whole block (the partial block), the c <= 8 vectors of 8 left,
+ * lanes never overflow where the old all-float64 sum did not.  When the
+ * last whole block is short (fewer than F32_BLOCK floats), the partial
+ * block's c <= 8 vectors of 8 (the last one masked as below) add to its
+ * first c vectors, each lane one element more, 8 at most, and the two
+ * are one block.  Otherwise, below the last whole block (the partial
+ * block), the c <= 8 vectors of 8 left,
  * the last one the run's last 8 floats with those before the partial
  * block masked to zero, add as a tree (TREE_OF_C: at most 3 deep, so
- * each lane 7 roundings at most, the block's bound), converted and
+ * each lane 3 roundings at most, within the block's bound), converted and
  * checked the same way; only a run of fewer than 8 floats goes one by
  * one in float64.  (They all had: a row of 60 floats was a chain of 30
  * dependent float64 adds; then the whole vectors went in a chain of up to
@@ -554,9 +565,46 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
         LOAD64(a, q + i);
         i += 64;
         ADD64_RUN(a, q, i, end);
-        const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
-                      ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
-        F32_BLOCK_TAKE(b, start, end);
+        int64_t stop = end;
+        if (end - start < F32_BLOCK && i < m) {
+            /* The partial block joins this last, short block: its c
+             * vectors of 8 (the last q[m-8..m) with the elements before
+             * i masked to zero, lane j kept when j >= 8 - r) add to
+             * a0 .. a(c-1), each lane one element more, 8 at most. */
+            const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);
+            tl_v8f t;
+            tl_v8i k;
+            memcpy(&t, q + m - 8, sizeof t);
+            memcpy(&k, f32_tail_mask + r, sizeof k);
+            t = (tl_v8f)((tl_v8i)t & k);
+            const float *w = q + i;
+#define V8(k) ({ tl_v8f v_; memcpy(&v_, w + 8 * (k), sizeof v_); v_; })
+            switch (c) {
+            case 8: a6 += V8(6); /* fall through */
+            case 7: a5 += V8(5); /* fall through */
+            case 6: a4 += V8(4); /* fall through */
+            case 5: a3 += V8(3); /* fall through */
+            case 4: a2 += V8(2); /* fall through */
+            case 3: a1 += V8(1); /* fall through */
+            case 2: a0 += V8(0); /* fall through */
+            default: break;
+            }
+#undef V8
+            switch (c) {
+            case 1: a0 += t; break;
+            case 2: a1 += t; break;
+            case 3: a2 += t; break;
+            case 4: a3 += t; break;
+            case 5: a4 += t; break;
+            case 6: a5 += t; break;
+            case 7: a6 += t; break;
+            default: a7 += t; break;
+            }
+            stop = i = m;
+        }
+        const tl_v8f s8 = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+        const v4d b = WIDE(s8);
+        F32_BLOCK_TAKE(b, start, stop);
     }
     if (m >= 8 && i < m) {
         /* Below a block: c vectors of 8 lanes, the last one q[m-8..m)
@@ -625,6 +673,9 @@ DISPATCHED(lanes1_f32, (const float *q, int64_t m, double *out),
  * d)) + ((e + f) + (g + h)) in plain float64, and only the 8 block sums
  * are two-summed into the lanes: 14 additions per 64 doubles, memory
  * speed (2^18: 21 us, as fast as a plain sum; a C loop, Zen 4).  The
+ * first block's sums are the lanes themselves (two-summed into zero
+ * lanes they would be exact): sum(dim=1) of (4096, 64) float64 in cache
+ * 8.8 -> 6.9 ns a row, PyTorch 6.0-6.6 (one thread, Zen 5).  The
  * float64 and complex128 sums (and so mean), the float64 nansum and
  * nanmean rows and var's second pass over float64 rows all add this way.
  * In the sums the rest below the last block (the partial block) is one
@@ -769,8 +820,13 @@ static TL_ALWAYS_INLINE void lanes_f64_acc(const double *q, int64_t m,
         tl_v4d s0, s1;
         TREE8_4D(s0, q + i);
         TREE8_4D(s1, q + i + 4);
-        TWO_SUM_4D(h0, l0, s0);
-        TWO_SUM_4D(h1, l1, s1);
+        if (i == 0) { /* the first block is the lanes, exactly */
+            h0 = s0;
+            h1 = s1;
+        } else {
+            TWO_SUM_4D(h0, l0, s0);
+            TWO_SUM_4D(h1, l1, s1);
+        }
     }
     if (m >= 8 && i < m) {
         /* The partial block: c vectors of 8, the last one q[m-8..m) with
@@ -1625,9 +1681,17 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
  * 60) float64 (32 MiB) at 1.43 ms, 1.76x PyTorch's time, and 1.11-1.12
  * ms with it (PyTorch 0.81-0.89; one thread, Zen 4); it changes no
  * value, and an address past the end is only prefetched, formed as an
- * integer. */
+ * integer.  2048 bytes ahead was measured best on Zen 4; on Zen 5
+ * (full-width AVX-512, 2 MiB L2) 16384 beat 2048, 4096, 8192, 32768 and
+ * 65536: sum(dim=1) of (262144, 16) float64 1.16-1.23 -> 0.91-0.97 of
+ * PyTorch's time, of (69905, 60) float64 1.19-1.30 -> 0.69-0.80, float32
+ * and nansum no worse (one thread).  The run loops are also compiled for
+ * AVX-512 (DISPATCHED3): the same 256-bit operations in the same order,
+ * but 32 vector registers, so a float32 lane block's 16 vectors no
+ * longer spill; sum(dim=1) of (4096, 64) float32 in cache 8.0 -> 5.1 ns
+ * a row (PyTorch 5.1). */
 #define ROW_RUN_PF_ROW 1024
-#define ROW_RUN_PF_AHEAD 2048
+#define ROW_RUN_PF_AHEAD 16384
 #define ROW_RUN_PF_BYTES ((int64_t)1 << 20)
 #if defined(__GNUC__)
 #define ROW_RUN_PREFETCH(a) __builtin_prefetch((const void *)(a))
@@ -1651,7 +1715,7 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
             CALL;                                                           \
         }                                                                   \
     }                                                                       \
-    DISPATCHED(NAME##_run, (const char *p, int64_t m, int64_t rs,           \
+    DISPATCHED3(NAME##_run, (const char *p, int64_t m, int64_t rs,           \
                             int64_t n, tl_racc *res),                       \
                (p, m, rs, n, res))                                          \
     static void NAME##_rows(const char *p, int64_t m, int64_t rs, int64_t n, \
@@ -5260,7 +5324,8 @@ DISPATCHED(nanlanes_f32,
 /* Note [Float32 nansum in lane blocks]
  * A contiguous float32 run of nansum/nanmean adds as the float32 sum
  * does (Note [Float32 lane blocks]: blocks of F32_BLOCK floats in 64
- * float32 lanes, 8 deep, then float64), a NaN made +0 under its compare
+ * float32 lanes, 8 deep, their 8 vectors as a tree, then float64), a
+ * NaN made +0 under its compare
  * mask and counted out of the same mask in one int32 vector (at most
  * F32_BLOCK a block).  Converting every element to float64, as the
  * other nansums do, bounded it at 1.6-1.9x PyTorch's time (one thread:
@@ -5310,8 +5375,8 @@ static TL_ALWAYS_INLINE void nanblocks_f32_impl(const float *q, int64_t m,
         if (!masked) {
             int64_t j = start;
             ADD64_RUN(a, q, j, end);
-            const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
-                          ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
+            const v4d b = WIDE(((a0 + a1) + (a2 + a3)) +
+                               ((a4 + a5) + (a6 + a7)));
             if (TL_LIKELY(isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
                 tot += b;
                 cnt += end - start;
@@ -5347,8 +5412,7 @@ static TL_ALWAYS_INLINE void nanblocks_f32_impl(const float *q, int64_t m,
         for (int k = 0; k < 8; k++) {
             cnt -= nn[k];
         }
-        const v4d b = ((WIDE(a0) + WIDE(a1)) + (WIDE(a2) + WIDE(a3))) +
-                      ((WIDE(a4) + WIDE(a5)) + (WIDE(a6) + WIDE(a7)));
+        const v4d b = WIDE(((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)));
         if (TL_UNLIKELY(!isfinite((b[0] + b[1]) + (b[2] + b[3])))) {
             double be = 0;
             for (int64_t j = start; j < end; j++) {
