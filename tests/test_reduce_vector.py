@@ -1000,6 +1000,35 @@ def test_int_sum_lanes(dt, n):
             t(x).sum(dim=1).numpy().astype(ref.dtype), ref)
 
 
+@pytest.mark.parametrize("dt", [np.bool_, np.uint8, np.int8, np.int16,
+                                np.uint16, np.int32, np.uint32, np.int64,
+                                np.uint64])
+def test_int_sum_row_runs(dt):
+    """Integer sums over short innermost rows go a run of rows a call
+    (Note [Row runs]): every width 1 to 70 and a few past, rows adjacent,
+    rows apart (a column slice), off a vector boundary and strided, more
+    rows than a tile; NumPy's wrapping int64 (uint64) sums, each row as
+    its own reduction."""
+    rng = np.random.default_rng(int(np.dtype(dt).itemsize) + 40)
+    acc = np.uint64 if dt == np.uint64 else np.int64
+    for w in list(range(1, 71)) + [127, 129, 300]:
+        rows = 1100 if w in (3, 16, 33) else 9
+        if dt == np.bool_:
+            base = rng.random((rows, w + 3)) < 0.5
+        else:
+            info = np.iinfo(dt)
+            base = rng.integers(info.min, info.max, (rows, w + 3), dtype=dt,
+                                endpoint=True)
+        views = [base[:, :w], base[:, 3:w + 3],
+                 np.ascontiguousarray(base[:, 1:w + 1])]
+        if w > 1:
+            views.append(base[:, : 2 * (w // 2): 2])
+        for x in views:
+            ref = x.astype(acc).sum(axis=1, dtype=acc)
+            got = t(x).sum(dim=1).numpy().astype(acc)
+            np.testing.assert_array_equal(got, ref, err_msg=str((w, x.strides)))
+
+
 def test_reduce_vector_leak_loop():
     """The new kernels and nansum/nanmean (incl. their error paths) keep
     allocator stats and refcounts flat."""

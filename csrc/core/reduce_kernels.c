@@ -1734,6 +1734,21 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
 DEF_ROW_RUN(sum_f32, float, sum_row_f32, lanes1_f32_body(q, n, &r->v.d[0]))
 DEF_ROW_RUN(sum_f64, double, sum_row_f64,
             lanes1_f64_body(q, n, &r->v.d[0], &r->v.d[1]))
+/* Integer sums take runs of rows too: sum(dim=1) of (16384, 16) int32 in
+ * cache had been 1.12x PyTorch's time, a call to the dispatcher a row. */
+#define DEF_ISUM_RUN(N, T)                                                  \
+    DEF_ROW_RUN(sum_##N, T, sum_row_##N,                                    \
+                sum_lanes_##N##_body(q, n, &r->v.u[0]))
+DEF_ISUM_RUN(b, uint8_t)
+DEF_ISUM_RUN(u8, uint8_t)
+DEF_ISUM_RUN(i8, int8_t)
+DEF_ISUM_RUN(i16, int16_t)
+DEF_ISUM_RUN(u16, uint16_t)
+DEF_ISUM_RUN(i32, int32_t)
+DEF_ISUM_RUN(u32, uint32_t)
+DEF_ISUM_RUN(i64, int64_t)
+DEF_ISUM_RUN(u64, uint64_t)
+#undef DEF_ISUM_RUN
 
 /* ---- sums: complex ------------------------------------------------------- */
 
@@ -5922,8 +5937,8 @@ static void fin_nansum(const tl_racc *a, const tl_rfinish *f, void *dst)
     {FIN_DT, PAIR, COMB, ROW, COLS, FIN, .rows = ROWS}
 
 #define SUM_I(N, DN)                                                        \
-    [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, sum_row_##N,      \
-                        sum_cols_##N, fin_u)
+    [TL_DTYPE_##DN] = KR(TL_DTYPE_INT64, true, comb_u_add, sum_row_##N,     \
+                         sum_cols_##N, fin_u, sum_##N##_rows)
 static const tl_rkernel sum_k[TL_DTYPE_COUNT] = {
     SUM_I(b, BOOL), SUM_I(u8, UINT8), SUM_I(i8, INT8), SUM_I(i16, INT16),
     SUM_I(u16, UINT16), SUM_I(i32, INT32), SUM_I(u32, UINT32),
