@@ -1189,8 +1189,12 @@ for name in names:
             ops += ["amax", "amin", "argmax", "argmin"]
         if dt.is_floating_point or dt.is_complex:
             ops += ["mean"]
+        if name in ("float32", "float64"):
+            ops += ["vector_norm"]  # the vector square roots of its finish
         for op in ops:
-            r = getattr(tl, op)(t, **kw)
+            f = tl.linalg.vector_norm if op == "vector_norm" else \
+                getattr(tl, op)
+            r = f(t, **kw)
             h.update(op.encode() + name.encode())
             h.update(r.to(tl.complex128 if dt.is_complex else
                           tl.float64).numpy().tobytes())
