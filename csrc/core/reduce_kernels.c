@@ -486,6 +486,24 @@ static const int32_t f32_tail_mask[16] = {0,  0,  0,  0,  0,  0,  0,  0,
 static const int64_t f64_tail_mask[16] = {0,  0,  0,  0,  0,  0,  0,  0,
                                           -1, -1, -1, -1, -1, -1, -1, -1};
 
+#if defined(__GNUC__)
+/* The float32 partial block from q + i (q, m and i in scope): its c
+ * vectors of 8 from w, the last one t, the run's last 8 floats q[m-8..m)
+ * with the elements before i masked to zero (lane j kept when j >= 8 -
+ * r, r of them the block's own). */
+#define PARTIAL_8F_LOAD(c, t, w)                                            \
+    const int64_t c = (m - i + 7) / 8;                                      \
+    tl_v8f t;                                                               \
+    do {                                                                    \
+        const int64_t r_ = (m - i) - 8 * (c - 1);                           \
+        tl_v8i k_;                                                          \
+        memcpy(&t, q + m - 8, sizeof t);                                    \
+        memcpy(&k_, f32_tail_mask + r_, sizeof k_);                         \
+        t = (tl_v8f)((tl_v8i)t & k_);                                       \
+    } while (0);                                                            \
+    const float *w = q + i
+#endif
+
 /* Note [Float32 lane blocks]
  * A float32 sum runs at memory speed only if its adds stay in float32:
  * converting every element to float64 (one vcvtps2pd per four floats)
@@ -571,13 +589,7 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
              * vectors of 8 (the last q[m-8..m) with the elements before
              * i masked to zero, lane j kept when j >= 8 - r) add to
              * a0 .. a(c-1), each lane one element more, 8 at most. */
-            const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);
-            tl_v8f t;
-            tl_v8i k;
-            memcpy(&t, q + m - 8, sizeof t);
-            memcpy(&k, f32_tail_mask + r, sizeof k);
-            t = (tl_v8f)((tl_v8i)t & k);
-            const float *w = q + i;
+            PARTIAL_8F_LOAD(c, t, w);
 #define V8(k) ({ tl_v8f v_; memcpy(&v_, w + 8 * (k), sizeof v_); v_; })
             switch (c) {
             case 8: a6 += V8(6); /* fall through */
@@ -613,13 +625,7 @@ static TL_ALWAYS_INLINE void lanes_f32_body(const float *q, int64_t m,
          * even for complex64), as a tree of c (Note [Float32 lane
          * blocks]). */
         const int64_t start = i;
-        const int64_t c = (m - i + 7) / 8, r = (m - i) - 8 * (c - 1);
-        tl_v8f t;
-        tl_v8i k;
-        memcpy(&t, q + m - 8, sizeof t);
-        memcpy(&k, f32_tail_mask + r, sizeof k);
-        t = (tl_v8f)((tl_v8i)t & k);
-        const float *w = q + i;
+        PARTIAL_8F_LOAD(c, t, w);
 #define V8(k) ({ tl_v8f v_; memcpy(&v_, w + 8 * (k), sizeof v_); v_; })
         tl_v8f a;
         TREE_OF_C(V8, t, a)
