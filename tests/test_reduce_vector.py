@@ -199,6 +199,38 @@ def test_extrema_overlapping_last_step(dt):
                             assert g == ref, (n, k, where, case)
 
 
+@pytest.mark.parametrize("dt", [np.int32, np.uint32, np.int64, np.uint64])
+def test_int_extrema_short_rows_every_width(dt):
+    # DEF_VEXT_INT: a row of fewer than L elements goes element by element,
+    # one of L..4L-1 takes one vector (steps of L, the last overlapping),
+    # longer ones four; each folds in halves.  Every width up to 5L + 1,
+    # the extreme at every position of some row, at every start offset of
+    # the rows (the row runs' aligned head), and the whole tensor too.
+    info = np.iinfo(dt)
+    lanes = 32 // np.dtype(dt).itemsize
+    rng = np.random.default_rng(23)
+    for w in range(1, 5 * lanes + 2):
+        rows = 2 * w + 3
+        for k in (0, 1, lanes // 2):
+            a = rng.integers(-50 if info.min < 0 else 1, 50,
+                             rows * w + k).astype(dt)
+            m = a[k:].reshape(rows, w).copy()
+            for j in range(rows):
+                m[j, j % w] = info.max if j % 2 else info.min
+                if j % 3 == 0:
+                    m[j, (j + 1) % w] = info.min if j % 2 else info.max
+            a[k:] = m.ravel()
+            x = t(a)[k:].reshape(rows, w)
+            for f in ("amax", "amin"):
+                got = getattr(tl, f)(x, dim=1).numpy()
+                want = getattr(np, f)(m, axis=1)
+                assert np.array_equal(got, want), (dt, w, k, f, got, want)
+            for j in range(min(rows, w)):
+                r = t(m[j])
+                assert val(tl.amax(r)) == m[j].max(), (dt, w, j)
+                assert val(tl.amin(r)) == m[j].min(), (dt, w, j)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.int32])
 def test_argmax_across_reduction_chunks(dt):
     # reduce.c hands the row kernels runs of at most 32768 elements and

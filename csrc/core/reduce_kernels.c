@@ -2641,53 +2641,100 @@ DEF_ARG_F(f64, double, LDID)
 #define DEF_VEXT_FLOAT DEF_VEXT
 #endif
 
-/* 32- and 64-bit integers have no NaN to track: a per-lane select over
- * an array of 4L accumulators, which gcc turns into the ISA's max/min
- * instructions (vpmaxsd and friends on AVX2: one operation per vector,
- * where the compare-and-blend above takes two): int32 argmax of 2^16 in
- * L2 4.7 -> 2.9 us (NumPy 3.5).  The 8- and 16-bit types keep DEF_VEXT:
- * with 64-128 lanes to fold, rows of 256 int8 ran 1.5x slower this way. */
+/* 32- and 64-bit integers have no NaN to track: four vector accumulators
+ * keep the better lanes by a compare and a bit blend, which gcc turns
+ * into the ISA's max/min instructions (vpmaxsd and friends on AVX2: one
+ * operation per vector, where the float compare-and-blend takes two):
+ * int32 argmax of 2^16 in L2 4.7 -> 2.9 us (NumPy 3.5).  A row shorter
+ * than 4L takes one vector (steps of L, the last overlapping) and a
+ * shorter one goes element by element; the four, then the one, fold in
+ * halves: amax(dim=1) of (4096, 16) int32 in cache had been 4.1 ns a row
+ * (PyTorch 3.7), four accumulators initialised and folded for a row that
+ * fills two vectors and the row then taken element by element, and is
+ * 2.2.  The 8- and 16-bit types keep DEF_VEXT: with 64-128 lanes to
+ * fold, rows of 256 int8 ran 1.5x slower this way. */
+/* m keeps the lanes where x CMP m (vectors of L lanes, inside
+ * DEF_VEXT_INT's body): a select a lane, which gcc emits as one vpmaxsd
+ * and friends where the ISA has them (a mask compare and a blend would
+ * stay two instructions). */
+#define VEXT_INT_KEEP(CMP, m, x)                                            \
+    do {                                                                    \
+        for (int k_ = 0; k_ < L; k_++) {                                    \
+            (m)[k_] = (x)[k_] CMP(m)[k_] ? (x)[k_] : (m)[k_];               \
+        }                                                                   \
+    } while (0)
 #define DEF_VEXT_INT(NAME, CMP, N, T, IT)                                   \
-    static TL_ALWAYS_INLINE void NAME##_vext_##N##_body(const T *q,          \
-                                                         int64_t n, T *out,  \
-                                                         int *nan)           \
+    static TL_ALWAYS_INLINE void NAME##_vext_##N##_body(const T *q,         \
+                                                         int64_t n, T *out, \
+                                                         int *nan)          \
     {                                                                       \
+        typedef T vt __attribute__((vector_size(VBYTES)));                  \
+        typedef T vh __attribute__((vector_size(VBYTES / 2)));              \
         enum { L = VBYTES / sizeof(T) };                                    \
-        T acc[4 * L];                                                       \
-        for (int k = 0; k < 4 * L; k++) {                                   \
-            acc[k] = q[0];                                                  \
-        }                                                                   \
-        int64_t i = 0;                                                      \
-        for (; i + 4 * L <= n; i += 4 * L) {                                \
-            for (int k = 0; k < 4 * L; k++) {                               \
-                const T x = q[i + k];                                       \
-                acc[k] = x CMP acc[k] ? x : acc[k];                         \
+        *nan = 0;                                                           \
+        if (n < L) {                                                        \
+            T r = q[0];                                                     \
+            for (int64_t i = 1; i < n; i++) {                               \
+                r = q[i] CMP r ? q[i] : r;                                  \
             }                                                               \
+            *out = r;                                                       \
+            return;                                                         \
         }                                                                   \
-        /* The last 4L, overlapping (Note [Vector extrema]). */            \
-        if (i < n && i > 0) {                                               \
-            for (int k = 0; k < 4 * L; k++) {                               \
-                const T x = q[n - 4 * L + k];                               \
-                acc[k] = x CMP acc[k] ? x : acc[k];                         \
+        vt m0, x0;                                                          \
+        memcpy(&m0, q, VBYTES);                                             \
+        int64_t i = L;                                                      \
+        if (n >= 4 * L) {                                                   \
+            vt m1, m2, m3, x1, x2, x3;                                      \
+            memcpy(&m1, q + L, VBYTES);                                     \
+            memcpy(&m2, q + 2 * L, VBYTES);                                 \
+            memcpy(&m3, q + 3 * L, VBYTES);                                 \
+            for (i = 4 * L; i + 4 * L <= n; i += 4 * L) {                   \
+                memcpy(&x0, q + i, VBYTES);                                 \
+                memcpy(&x1, q + i + L, VBYTES);                             \
+                memcpy(&x2, q + i + 2 * L, VBYTES);                         \
+                memcpy(&x3, q + i + 3 * L, VBYTES);                         \
+                VEXT_INT_KEEP(CMP, m0, x0);                                 \
+                VEXT_INT_KEEP(CMP, m1, x1);                                 \
+                VEXT_INT_KEEP(CMP, m2, x2);                                 \
+                VEXT_INT_KEEP(CMP, m3, x3);                                 \
             }                                                               \
-            i = n;                                                          \
+            VEXT_INT_KEEP(CMP, m0, m1);                                     \
+            VEXT_INT_KEEP(CMP, m2, m3);                                     \
+            VEXT_INT_KEEP(CMP, m0, m2);                                     \
         }                                                                   \
-        /* The four vectors into one, then its lanes. */                   \
-        for (int k = 0; k < L; k++) {                                       \
-            const T a = acc[k + L] CMP acc[k] ? acc[k + L] : acc[k];        \
-            const T b = acc[k + 3 * L] CMP acc[k + 2 * L] ? acc[k + 3 * L]  \
-                                                        : acc[k + 2 * L];   \
-            acc[k] = b CMP a ? b : a;                                       \
+        /* Then steps of one vector, the last overlapping (Note [Vector     \
+         * extrema]; an element seen twice changes nothing). */             \
+        for (; i + L <= n; i += L) {                                        \
+            memcpy(&x0, q + i, VBYTES);                                     \
+            VEXT_INT_KEEP(CMP, m0, x0);                                     \
         }                                                                   \
-        T r = acc[0];                                                       \
-        for (int k = 1; k < L; k++) {                                       \
-            r = acc[k] CMP r ? acc[k] : r;                                  \
+        if (i < n) {                                                        \
+            memcpy(&x0, q + n - L, VBYTES);                                 \
+            VEXT_INT_KEEP(CMP, m0, x0);                                     \
         }                                                                   \
-        for (; i < n; i++) {                                                \
-            r = q[i] CMP r ? q[i] : r;                                      \
+        /* The vector's halves, then the half's lanes. */                   \
+        vh lo, hi;                                                          \
+        memcpy(&lo, &m0, VBYTES / 2);                                       \
+        memcpy(&hi, (const char *)&m0 + VBYTES / 2, VBYTES / 2);            \
+        for (int k = 0; k < L / 2; k++) {                                   \
+            lo[k] = hi[k] CMP lo[k] ? hi[k] : lo[k];                        \
+        }                                                                   \
+        if (L / 2 == 4) {                                                   \
+            typedef T vq __attribute__((vector_size(2 * sizeof(T))));       \
+            vq lo2, hi2;                                                    \
+            memcpy(&lo2, &lo, sizeof lo2);                                  \
+            memcpy(&hi2, (const char *)&lo + sizeof lo2, sizeof hi2);       \
+            for (int k = 0; k < 2; k++) {                                   \
+                lo2[k] = hi2[k] CMP lo2[k] ? hi2[k] : lo2[k];               \
+            }                                                               \
+            *out = lo2[1] CMP lo2[0] ? lo2[1] : lo2[0];                     \
+            return;                                                         \
+        }                                                                   \
+        T r = lo[0];                                                        \
+        for (int k = 1; k < L / 2; k++) {                                   \
+            r = lo[k] CMP r ? lo[k] : r;                                    \
         }                                                                   \
         *out = r;                                                           \
-        *nan = 0;                                                           \
     }                                                                       \
     DISPATCHED(NAME##_vext_##N, (const T *q, int64_t n, T *out, int *nan),  \
                (q, n, out, nan))
@@ -2798,8 +2845,14 @@ DEF_ARG_F(f64, double, LDID)
  * through VEXT, as NAME##_vexta_##N and NAME##_frow_##N would take it
  * (Note [Row runs]). */
 #define XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, VEXT)                        \
+    const int64_t rb_ = n * (int64_t)sizeof(T);                             \
+    const bool pf_ = rb_ <= ROW_RUN_PF_ROW && rs == rb_ &&                  \
+                     reduce_footprint > ROW_RUN_PF_BYTES;                   \
     for (int64_t j = 0; j < m; j++) {                                       \
         const T *q = (const T *)(p + j * rs);                               \
+        for (int64_t b_ = 0; pf_ && b_ < rb_; b_ += 64) {                   \
+            ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD + b_);         \
+        }                                                                   \
         const int64_t h =                                                   \
             (int64_t)((0u - (uintptr_t)q) % VBYTES) / (int64_t)sizeof(T);   \
         T r;                                                                \
