@@ -1731,20 +1731,26 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
 #else
 #define ROW_RUN_PREFETCH(a) ((void)(a))
 #endif
+/* In a loop over m rows of n T (row j at p + j * rs): whether to
+ * prefetch (pf_), then the lines of the row at q ROW_RUN_PF_AHEAD on. */
+#define ROW_RUN_PF_DECL(T)                                                  \
+    const int64_t rb_ = n * (int64_t)sizeof(T);                             \
+    const bool pf_ = rb_ <= ROW_RUN_PF_ROW && rs == rb_ &&                  \
+                     reduce_footprint > ROW_RUN_PF_BYTES
+#define ROW_RUN_PF_LINES(q)                                                 \
+    for (int64_t b_ = 0; pf_ && b_ < rb_; b_ += 64) {                       \
+        ROW_RUN_PREFETCH((uintptr_t)(q) + ROW_RUN_PF_AHEAD + b_);           \
+    }
 #define DEF_ROW_RUN(NAME, T, ROW, CALL)                                     \
     static TL_ALWAYS_INLINE void NAME##_run_body(const char *p, int64_t m,  \
                                                  int64_t rs, int64_t n,      \
                                                  tl_racc *res)               \
     {                                                                       \
-        const int64_t rb_ = n * (int64_t)sizeof(T);                         \
-        const bool pf_ = rb_ <= ROW_RUN_PF_ROW && rs == rb_ &&              \
-                         reduce_footprint > ROW_RUN_PF_BYTES;               \
+        ROW_RUN_PF_DECL(T);                                                 \
         for (int64_t j = 0; j < m; j++) {                                   \
             const T *q = (const T *)(p + j * rs);                           \
             tl_racc *r = &res[j];                                           \
-            for (int64_t b_ = 0; pf_ && b_ < rb_; b_ += 64) {               \
-                ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD + b_);     \
-            }                                                               \
+            ROW_RUN_PF_LINES(q);                                            \
             CALL;                                                           \
         }                                                                   \
     }                                                                       \
@@ -2872,14 +2878,10 @@ DEF_ARG_F(f64, double, LDID)
  * through VEXT, as NAME##_vexta_##N and NAME##_frow_##N would take it
  * (Note [Row runs]). */
 #define XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, VEXT)                        \
-    const int64_t rb_ = n * (int64_t)sizeof(T);                             \
-    const bool pf_ = rb_ <= ROW_RUN_PF_ROW && rs == rb_ &&                  \
-                     reduce_footprint > ROW_RUN_PF_BYTES;                   \
+    ROW_RUN_PF_DECL(T);                                                     \
     for (int64_t j = 0; j < m; j++) {                                       \
         const T *q = (const T *)(p + j * rs);                               \
-        for (int64_t b_ = 0; pf_ && b_ < rb_; b_ += 64) {                   \
-            ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD + b_);         \
-        }                                                                   \
+        ROW_RUN_PF_LINES(q);                                                \
         const int64_t h =                                                   \
             (int64_t)((0u - (uintptr_t)q) % VBYTES) / (int64_t)sizeof(T);   \
         T r;                                                                \
@@ -4943,8 +4945,10 @@ DEF_NORM2_ROW(f64, double)
         (r)->idx = 0;                                                       \
     } while (0)
 #define NORM2_RUN_LOOP(LANES)                                               \
+    ROW_RUN_PF_DECL(float);                                                 \
     for (int64_t j = 0; j < m; j++) {                                       \
         double ss_;                                                         \
+        ROW_RUN_PF_LINES(p + j * rs);                                       \
         LANES((const float *)(p + j * rs), n, &ss_);                        \
         NORM2_PUT(&res[j], ss_);                                            \
     }
