@@ -4760,7 +4760,8 @@ static void norm2_lanes_f32_base(const float *q, int64_t n, double *out)
     }
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        PREFETCH_AHEAD(q + i);
+        PREFETCH_AHEAD(q + i); /* 32 floats: two lines */
+        PREFETCH_AHEAD(q + i + 16);
         for (int k = 0; k < 8; k++) {
             n2_v4f x;
             memcpy(&x, q + i + 4 * k, sizeof x);
@@ -4783,7 +4784,8 @@ norm2_lanes_f32_avx2(const float *q, int64_t n, double *out)
         (acc) = _mm256_fmadd_pd(d_, d_, (acc));                             \
     } while (0)
     for (; i + 32 <= n; i += 32) {
-        PREFETCH_AHEAD(q + i);
+        PREFETCH_AHEAD(q + i); /* 32 floats: two lines */
+        PREFETCH_AHEAD(q + i + 16);
         N2SQ(s0, 0);
         N2SQ(s1, 1);
         N2SQ(s2, 2);
@@ -4810,7 +4812,8 @@ TL_TARGET_AVX512 static void norm2_lanes_f32_avx512(const float *q,
         (acc) = _mm512_fmadd_pd(d_, d_, (acc));                             \
     } while (0)
     for (; i + 32 <= n; i += 32) {
-        PREFETCH_AHEAD(q + i);
+        PREFETCH_AHEAD(q + i); /* 32 floats: two lines */
+        PREFETCH_AHEAD(q + i + 16);
         N2SQ(s0, 0);
         N2SQ(s1, 1);
         N2SQ(s2, 2);
