@@ -1715,7 +1715,7 @@ static void sum_row_f64(const char *p, int64_t n, int64_t s, int64_t idx0,
  * ms with it (PyTorch 0.81-0.89; one thread, Zen 4); it changes no
  * value, and an address past the end is only prefetched, formed as an
  * integer.  2048 bytes ahead was measured best on Zen 4; on Zen 5
- * (full-width AVX-512, 2 MiB L2) 16384 beat 2048, 4096, 8192, 32768 and
+ * (full-width AVX-512, 1 MiB L2) 16384 beat 2048, 4096, 8192, 32768 and
  * 65536: sum(dim=1) of (262144, 16) float64 1.16-1.23 -> 0.91-0.97 of
  * PyTorch's time, of (69905, 60) float64 1.19-1.30 -> 0.69-0.80, float32
  * and nansum no worse (one thread).  The run loops are also compiled for
