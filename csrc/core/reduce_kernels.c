@@ -2675,10 +2675,10 @@ DEF_ARG_F(f64, double, LDID)
 #endif
 
 /* 32- and 64-bit integers have no NaN to track: four vector accumulators
- * keep the better lanes by a compare and a bit blend, which gcc turns
- * into the ISA's max/min instructions (vpmaxsd and friends on AVX2: one
- * operation per vector, where the float compare-and-blend takes two):
- * int32 argmax of 2^16 in L2 4.7 -> 2.9 us (NumPy 3.5).  A row shorter
+ * keep the better lanes by a select a lane (VEXT_INT_KEEP), which gcc
+ * turns into the ISA's max/min instructions (vpmaxsd and friends on
+ * AVX2: one operation per vector, where the float compare-and-blend
+ * takes two): int32 argmax of 2^16 in L2 4.7 -> 2.9 us (NumPy 3.5).  A row shorter
  * than 4L takes one vector (steps of L, the last overlapping) and a
  * shorter one goes element by element; the four, then the one, fold in
  * halves: amax(dim=1) of (4096, 16) int32 in cache had been 4.1 ns a row
