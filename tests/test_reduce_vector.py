@@ -125,6 +125,37 @@ def test_argmax_rows_ties_vs_numpy(dt, n):
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32,
+                                np.uint32, np.int64, np.uint64, np.int8,
+                                np.uint16, np.float16])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_argmax_row_runs_views(dt, threads):
+    # argmax/argmin hand the driver's runs of rows to one kernel call
+    # (DEF_ARG_ROWS: the one-pass argmax a row for the 32- and 64-bit
+    # types, the row kernel for the others): rows spaced apart, rows with
+    # a column step (the strided row kernel), a run cut between threads,
+    # and NaNs in some rows; indices as NumPy's.
+    rng = np.random.default_rng(np.dtype(dt).itemsize * 10 + threads)
+    if np.issubdtype(dt, np.integer):
+        a = rng.integers(0, 6, (97, 300)).astype(dt)
+    else:
+        a = rng.choice(np.array([-1.0, 0.0, 2.0, np.nan], dtype=dt),
+                       (97, 300), p=[0.4, 0.4, 0.19, 0.01])
+    x = tl.from_numpy(a)
+    old = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        for view in (np.s_[:, :], np.s_[::3, :], np.s_[1::2, 5:290],
+                     np.s_[:, ::2], np.s_[::-1, 3:], np.s_[:, :17]):
+            v, av = x[view], a[view]
+            for op in ("argmax", "argmin"):
+                got = getattr(v, op)(dim=1).numpy()
+                np.testing.assert_array_equal(
+                    got, getattr(av, op)(axis=1), err_msg=f"{op} {view}")
+    finally:
+        tl.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32,
                                 np.uint32, np.int64, np.uint64])
 def test_argmax_overlapping_steps(dt):
     # Note [One-pass vector argmax]: the first step reads q[0..4L), the

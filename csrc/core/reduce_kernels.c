@@ -3039,7 +3039,15 @@ DEF_ARG_F(f64, double, LDID)
  * its four lines ahead as the lane kernels do (Note [Prefetch in the lane
  * kernels]); on the Zen 5 VM (3 Dec 2026, one thread, alternated builds)
  * float32 argmax of 2^24 went 1.63-1.69 -> 1.34-1.49 ms (NumPy 2.04-2.1)
- * and of 2^20 43 -> 38 us (NumPy 45). */
+ * and of 2^20 43 -> 38 us (NumPy 45).  Whether to prefetch is a
+ * thread-local (lane_prefetch), and reading one from a loaded module is a
+ * call: made inside the kernel, once a row, it had the vector state
+ * spilled around it, and argmax(dim=1) of 4096 x 128 float64 went 75 ->
+ * 95 us.  So the caller reads it and passes it in, and a run of rows is
+ * one call (DEF_ARG_ROWS) that reads it once: 75-80 us.  (Rows of
+ * 64-256 float64 still take 20-37 ns a row against NumPy's 11-32: the
+ * merge of the lanes after the loop, a chain of cross-lane steps, is most
+ * of a short row.  The two passes for those rows measured 2-3x slower.) */
 _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
                "argmax lane indices are int32 (Note [One-pass vector argmax])");
 
@@ -3121,6 +3129,21 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
                                                  (__m512i)(k))              \
          : (int64_t)_mm512_mask_reduce_min_epi64((__mmask8)(mask),          \
                                                  (__m512i)(k)))
+/* The lanes of the index vector k whose value in m is not the extreme
+ * b_ made the largest index, so that one minimum over the lanes of the
+ * four accumulators (VARG_MIN_INTO, then one VMINIDX512) finds the first
+ * index of the extreme: four masked horizontal minima had been a chain of
+ * shuffles per accumulator. */
+#define VARG_KEEP_EQ(k, m)                                                  \
+    do {                                                                    \
+        const vi e_ = (vi)((m) == b_);                                      \
+        (k) = ((k) & e_) | (big_ & ~e_);                                    \
+    } while (0)
+#define VARG_MIN_INTO(a, b)                                                 \
+    do {                                                                    \
+        const vi c_ = (vi)((b) < (a));                                      \
+        (a) = ((b) & c_) | ((a) & ~c_);                                     \
+    } while (0)
 /* One step of the one-pass argmax below: the four vectors at P (the
  * elements at positions it + 0 .. 4L-1) into the accumulators, the lanes
  * that took x marked with it. */
@@ -3154,9 +3177,12 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
         memcpy(&(x), &v_, 64);                                              \
     } while (0)
 /* Index of the first extreme of q[0..n), or -1 when a NaN is there
- * (Note [One-pass vector argmax]). */
+ * (Note [One-pass vector argmax]); pf: whether to prefetch ahead (the
+ * caller's read of lane_prefetch, a thread-local whose read is a call:
+ * made here, once a row, it had the vector state spilled around it). */
 #define DEF_VARG512(NAME, CMP, N, T, IT, FNAN)                              \
-    TL_TARGET_AVX512 static int64_t NAME##_varg_##N(const T *q, int64_t n)  \
+    TL_TARGET_AVX512 static int64_t NAME##_varg_##N(const T *q, int64_t n,  \
+                                                    int pf)                 \
     {                                                                       \
         typedef T vt __attribute__((vector_size(64)));                      \
         typedef IT vi __attribute__((vector_size(64)));                     \
@@ -3210,10 +3236,12 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
             i = i > 0 ? i : 4 * L;                                          \
             it = (it - it) + (IT)i;                                         \
             for (; i + 4 * L <= n; i += 4 * L) {                            \
-                PREFETCH_AHEAD(q + i);                                      \
-                PREFETCH_AHEAD(q + i + L);                                  \
-                PREFETCH_AHEAD(q + i + 2 * L);                              \
-                PREFETCH_AHEAD(q + i + 3 * L);                              \
+                if (pf) {                                                   \
+                    VARG_PREFETCH(q + i);                                   \
+                    VARG_PREFETCH(q + i + L);                               \
+                    VARG_PREFETCH(q + i + 2 * L);                           \
+                    VARG_PREFETCH(q + i + 3 * L);                           \
+                }                                                           \
                 VARG_STEP(q + i, CMP, N);                                   \
             }                                                               \
             if (i < n) {                                                    \
@@ -3238,38 +3266,78 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
                                          VX512_##NAME##_##N(m2, m3));       \
         vt b_;                                                              \
         const T r_ = VRED512_##NAME##_##N(e_);                              \
+        vi big_;                                                            \
         for (int k = 0; k < L; k++) {                                       \
             b_[k] = r_;                                                     \
+            big_[k] = (IT)((uint64_t)-1 >> (65 - 8 * sizeof(IT)));          \
         }                                                                   \
-        const int64_t i0_ = VMINIDX512(VEQ512_##N(m0, b_), k0);             \
-        const int64_t i1_ = VMINIDX512(VEQ512_##N(m1, b_), k1);             \
-        const int64_t i2_ = VMINIDX512(VEQ512_##N(m2, b_), k2);             \
-        const int64_t i3_ = VMINIDX512(VEQ512_##N(m3, b_), k3);             \
-        const int64_t i01_ = i0_ < i1_ ? i0_ : i1_;                         \
-        const int64_t i23_ = i2_ < i3_ ? i2_ : i3_;                         \
-        return i01_ < i23_ ? i01_ : i23_;                                   \
+        VARG_KEEP_EQ(k0, m0);                                               \
+        VARG_KEEP_EQ(k1, m1);                                               \
+        VARG_KEEP_EQ(k2, m2);                                               \
+        VARG_KEEP_EQ(k3, m3);                                               \
+        VARG_MIN_INTO(k0, k1);                                              \
+        VARG_MIN_INTO(k2, k3);                                              \
+        VARG_MIN_INTO(k0, k2);                                              \
+        return VMINIDX512(~0u, k0);                                         \
     }
-#define VARG_TRY(NAME, N, q, n, idx0, res, PUT)                             \
-    if (have_avx512()) {                                                    \
-        int64_t bi_ = NAME##_varg_##N(q, n);                                \
+/* A prefetch lane_prefetch_ahead bytes past p (PREFETCH_AHEAD without
+ * the thread-local read). */
+#define VARG_PREFETCH(p)                                                    \
+    __builtin_prefetch((const void *)((uintptr_t)(p) + lane_prefetch_ahead))
+/* The extreme of the row q[0..n) and its index into res, by the one-pass
+ * argmax. */
+#define VARG_ONE(NAME, N, q, n, pf, idx0, res, PUT)                         \
+    do {                                                                    \
+        int64_t bi_ = NAME##_varg_##N(q, n, pf);                            \
         if (bi_ < 0) {                                                      \
             bi_ = vfindnan_##N(q, n);                                       \
         }                                                                   \
-        PUT(res, q[bi_]);                                                   \
+        PUT(res, (q)[bi_]);                                                 \
         (res)->idx = (idx0) + bi_;                                          \
+    } while (0)
+#define VARG_TRY(NAME, N, q, n, idx0, res, PUT)                             \
+    if (have_avx512()) {                                                    \
+        VARG_ONE(NAME, N, q, n, lane_prefetch, idx0, res, PUT);             \
+        return;                                                             \
+    }
+/* VARG_TRY for m contiguous rows rs bytes apart: the prefetch flag read
+ * once, no call a row through the kernel table. */
+#define VARG_ROWS_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)           \
+    if (have_avx512() && (s) == (int64_t)sizeof(T)) {                       \
+        const int pf_ = lane_prefetch;                                      \
+        for (int64_t j_ = 0; j_ < (m); j_++) {                              \
+            const T *q_ = (const T *)((p) + j_ * (rs));                     \
+            VARG_ONE(NAME, N, q_, n, pf_, idx0, &(res)[j_], PUT);           \
+        }                                                                   \
         return;                                                             \
     }
 #else
 #define DEF_VARG512(NAME, CMP, N, T, IT, FNAN)
 #define VARG_TRY(NAME, N, q, n, idx0, res, PUT)
+#define VARG_ROWS_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)
 #endif
+/* argmax/argmin over m rows rs bytes apart (the driver's rows entry). */
+#define DEF_ARG_ROWS(NAME, ARGNAME, N, T, PUT, ROWS_TRY)                    \
+    static void ARGNAME##_rows_##N(const char *p, int64_t m, int64_t rs,    \
+                                   int64_t n, int64_t s, int64_t idx0,      \
+                                   const tl_racc *aux, tl_racc *res)        \
+    {                                                                       \
+        ROWS_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)                \
+        for (int64_t j = 0; j < m; j++) {                                   \
+            ARGNAME##_frow_##N(p + j * rs, n, s, idx0,                      \
+                               aux != NULL ? aux + j : NULL, &res[j]);      \
+        }                                                                   \
+    }
 
 #define DEF_VEXT_ALL(VEXT, N, T, IT, PUT, FNAN)                             \
     VEXT(max, >, N, T, IT)                                                  \
     VEXT(min, <, N, T, IT)                                                  \
     DEF_VFIND(N, T)                                                         \
     DEF_VROWS(max, >, argmax, N, T, PUT, NO_VARG, FNAN)                     \
-    DEF_VROWS(min, <, argmin, N, T, PUT, NO_VARG, FNAN)
+    DEF_VROWS(min, <, argmin, N, T, PUT, NO_VARG, FNAN)                     \
+    DEF_ARG_ROWS(max, argmax, N, T, PUT, NO_VARG_ROWS)                      \
+    DEF_ARG_ROWS(min, argmin, N, T, PUT, NO_VARG_ROWS)
+#define NO_VARG_ROWS(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)
 #define NO_VARG(NAME, N, q, n, idx0, res, PUT)
 #define DEF_VEXT_WIDE(VEXT, N, T, IT, PUT, FNAN)                            \
     VEXT(max, >, N, T, IT)                                                  \
@@ -3278,7 +3346,9 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
     DEF_VARG512(max, >, N, T, IT, FNAN)                                     \
     DEF_VARG512(min, <, N, T, IT, FNAN)                                     \
     DEF_VROWS(max, >, argmax, N, T, PUT, VARG_TRY, FNAN)                    \
-    DEF_VROWS(min, <, argmin, N, T, PUT, VARG_TRY, FNAN)
+    DEF_VROWS(min, <, argmin, N, T, PUT, VARG_TRY, FNAN)                    \
+    DEF_ARG_ROWS(max, argmax, N, T, PUT, VARG_ROWS_TRY)                     \
+    DEF_ARG_ROWS(min, argmin, N, T, PUT, VARG_ROWS_TRY)
 
 /* An integer run holds no NaN (never evaluated: see DEF_VFINDNAN). */
 #define vfindnan_u8(q, n) (n)
@@ -3316,6 +3386,12 @@ DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f64, double, int64_t, PUT_F, 1)
 #define min_rows_f16 NULL
 #define max_rows_bf16 NULL
 #define min_rows_bf16 NULL
+#define argmax_rows_b NULL
+#define argmin_rows_b NULL
+#define argmax_rows_f16 NULL
+#define argmin_rows_f16 NULL
+#define argmax_rows_bf16 NULL
+#define argmin_rows_bf16 NULL
 #define argmax_frow_b argmax_row_b
 #define argmin_frow_b argmin_row_b
 #define argmax_frow_f16 argmax_row_f16
@@ -6087,7 +6163,6 @@ static const tl_rkernel prod_k[TL_DTYPE_COUNT] = {
     [TL_DTYPE_##DN] = KR(FDT, false, NAME##_comb_##N, NAME##_frow_##N,      \
                          NAME##_fcols_##N, FIN, R(NAME, N))
 #define ROWS_OF(NAME, N) NAME##_rows_##N
-#define NO_ROWS(NAME, N) NULL
 #define VALUE_TABLE(NAME, R)                                                \
     static const tl_rkernel NAME##_k[TL_DTYPE_COUNT] = {                    \
         VK(NAME, b, BOOL, TL_DTYPE_INT64, fin_s, R),                        \
@@ -6109,8 +6184,8 @@ static const tl_rkernel prod_k[TL_DTYPE_COUNT] = {
  * min take runs of rows (Note [Row runs]). */
 VALUE_TABLE(max, ROWS_OF)
 VALUE_TABLE(min, ROWS_OF)
-VALUE_TABLE(argmax, NO_ROWS)
-VALUE_TABLE(argmin, NO_ROWS)
+VALUE_TABLE(argmax, ROWS_OF)
+VALUE_TABLE(argmin, ROWS_OF)
 /* aminmax: fin_* read slot 0, the min; reduce.c finishes the max from a
  * copy of slot 1 (Note [Aminmax in one read]). */
 #define AMM(N, DN, FDT, FIN)                                                \
