@@ -1850,3 +1850,67 @@ def test_extrema_every_start_alignment(dt):
             else:
                 assert y.amax().item() == v.max() and \
                     y.amin().item() == v.min(), (k, case)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16,
+                                np.int32, np.uint32, np.uint8, np.int64,
+                                np.uint64, np.uint16])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("lengths", ["tiny", "short"])
+def test_tiny_rows_extrema(dt, threads, lengths):
+    # Note [Extrema of tiny rows]: rows of 1..8 elements take a loop
+    # unrolled per length (max/min and argmax/argmin), longer rows the
+    # vector pass.  Few distinct values (ties in most rows), signed zeros,
+    # NaNs in some rows at every position, unaligned data, a column step
+    # (argmax's strided rows) and enough rows that a run is cut between
+    # threads; values and first indices as NumPy's.  "short": the AVX2
+    # short rows of argmax/argmin (Note [Argmax of short rows]), one vector
+    # to SROW_MAX vectors, lengths around the vector steps.
+    rng = np.random.default_rng(np.dtype(dt).itemsize * 100 + threads)
+    old = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        ns = (range(1, 11) if lengths == "tiny" else
+              (3, 4, 5, 15, 16, 17, 31, 32, 33, 40, 63, 65, 255, 257, 1023,
+               2048, 4095, 4096, 4097))
+        for n in ns:
+            m = max(8, 40000 // n)
+            if np.issubdtype(dt, np.integer):
+                a = rng.integers(0, 4, (m, n)).astype(dt)
+            else:
+                a = rng.choice(np.array([-1.0, -0.0, 0.0, 2.0], dtype=dt),
+                               (m, n))
+                rows = rng.choice(m, m // 20, replace=False)
+                a[rows, rng.integers(0, n, rows.size)] = np.nan
+            # the same values at an odd byte address
+            buf = np.zeros(a.nbytes + 1, dtype=np.uint8)
+            ua = np.frombuffer(buf.data, dtype=dt, count=a.size,
+                               offset=1).reshape(m, n)
+            ua[...] = a
+            wide = np.repeat(a, 2, axis=1)
+            for name, src, view in (("contig", a, np.s_[:, :]),
+                                    ("unaligned", ua, np.s_[:, :]),
+                                    ("rows", a, np.s_[3::2, :]),
+                                    ("colstep", wide, np.s_[:, ::2])):
+                x = tl.from_numpy(src)[view]
+                av = src[view]
+                for op, ref in (("amax", np.max), ("amin", np.min)):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        want = ref(av, axis=1)
+                    np.testing.assert_array_equal(
+                        getattr(x, op)(dim=1).numpy(), want,
+                        err_msg=f"{op} n={n} {name}")
+                for op in ("argmax", "argmin"):
+                    np.testing.assert_array_equal(
+                        getattr(x, op)(dim=1).numpy(),
+                        getattr(av, op)(axis=1),
+                        err_msg=f"{op} n={n} {name}")
+                vals, idx = x.max(dim=1)
+                np.testing.assert_array_equal(idx.numpy(), av.argmax(axis=1),
+                                              err_msg=f"max n={n} {name}")
+                np.testing.assert_array_equal(
+                    vals.numpy(), np.take_along_axis(
+                        av, av.argmax(axis=1)[:, None], 1)[:, 0])
+    finally:
+        tl.set_num_threads(old)

@@ -2874,11 +2874,69 @@ DEF_ARG_F(f64, double, LDID)
         *out = b CMP r ? b : r;                                             \
         *nan = f | fb;                                                      \
     }
+/* Note [Extrema of tiny rows]
+ * Rows of at most 8 elements (the last dim of a (10^6, 4) tensor) go
+ * through a loop unrolled for their length: the vector pass's setup, its
+ * alignment head and its tail had cost several nanoseconds a row, where a
+ * row of 4 is three compares (one thread, Zen 5: max over dim 1 of
+ * (2^20, 4) float32 4.2 ms, PyTorch 3.0; int32 2.6, PyTorch 1.4).  The
+ * loads are memcpy (a tensor's data need not be aligned to its element);
+ * a row with a NaN answers its first NaN, as the vector pass does. */
+#define XROWS_TINY_CASE(K, CMP, T, PUT, FNAN)                               \
+    case K:                                                                 \
+        for (int64_t j = 0; j < m; j++) {                                   \
+            const char *q = p + j * rs;                                     \
+            if (pf_) {                                                      \
+                ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD);          \
+            }                                                               \
+            T r;                                                            \
+            memcpy(&r, q, sizeof r);                                        \
+            int f = r != r;                                                 \
+            for (int i = 1; i < (K); i++) {                                 \
+                T x;                                                        \
+                memcpy(&x, q + (size_t)i * sizeof x, sizeof x);             \
+                r = x CMP r ? x : r;                                        \
+                f |= x != x;                                                \
+            }                                                               \
+            if (FNAN && f) {                                                \
+                for (int i = 0; i < (K); i++) {                             \
+                    memcpy(&r, q + (size_t)i * sizeof r, sizeof r);         \
+                    if (r != r) {                                           \
+                        break;                                              \
+                    }                                                       \
+                }                                                           \
+            }                                                               \
+            PUT(&res[j], r);                                                \
+        }                                                                   \
+        return
+#define XROWS_TINY(CMP, T, PUT, FNAN)                                       \
+    switch (n) {                                                            \
+        XROWS_TINY_CASE(1, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(2, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(3, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(4, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(5, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(6, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(7, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(8, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(9, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(10, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(11, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(12, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(13, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(14, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(15, CMP, T, PUT, FNAN);                              \
+        XROWS_TINY_CASE(16, CMP, T, PUT, FNAN);                              \
+    default:                                                                \
+        break;                                                              \
+    }
 /* The extreme of each of m contiguous rows of n (row j at p + j * rs)
  * through VEXT, as NAME##_vexta_##N and NAME##_frow_##N would take it
- * (Note [Row runs]). */
+ * (Note [Row runs]); rows of at most 8 first
+ * through XROWS_TINY. */
 #define XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, VEXT)                        \
     ROW_RUN_PF_DECL(T);                                                     \
+    XROWS_TINY(CMP, T, PUT, FNAN)                                           \
     for (int64_t j = 0; j < m; j++) {                                       \
         const T *q = (const T *)(p + j * rs);                               \
         ROW_RUN_PF_LINES(q);                                                \
@@ -3316,13 +3374,236 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
 #define VARG_TRY(NAME, N, q, n, idx0, res, PUT)
 #define VARG_ROWS_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)
 #endif
-/* argmax/argmin over m rows rs bytes apart (the driver's rows entry). */
-#define DEF_ARG_ROWS(NAME, ARGNAME, N, T, PUT, ROWS_TRY)                    \
+/* Note [Argmax of short rows]
+ * Without AVX-512, argmax/argmin of a row longer than the unrolled tiny
+ * rows (Note [Extrema of tiny rows]) went through the vector extreme and
+ * then the vector find, each with the setup, the unrolled steps and the
+ * tails meant for long rows: about 30 ns a row of 17-24 int32 (one thread,
+ * Zen 3: argmax(dim=1) of (2^23 / 17, 17) int32 15.0 ms, PyTorch 7.6).
+ * Rows of at most SROW_MAX vectors here take one accumulator of one
+ * vector, steps of a vector (the last ending at the row's end,
+ * overlapping the one before: harmless for an extreme), the extreme
+ * folded across the lanes in three permutes so every lane holds it, then
+ * the same steps again comparing for equality until the first vector
+ * holding it (a step that overlaps the one before sees again only
+ * elements that the step before found unequal).  A row with a NaN answers
+ * -1 and the caller finds its first NaN.  AVX2 only: the baseline clone
+ * keeps the long-row pair; AVX-512 has the one-pass argmax. */
+#ifdef TL_AVX2_DISPATCH
+#define SROW_MAX 512
+/* Whether NAME##_srows_##N prefetches each row's lines ROW_RUN_PF_AHEAD
+ * ahead: contiguous rows of at most SROW_PF_ROW bytes. */
+#define SROW_PF_ROW 8192
+#define SROW_PFROW(T, rs, n)                                                \
+    ((rs) == (n) * (int64_t)sizeof(T) && (rs) <= SROW_PF_ROW &&             \
+     reduce_footprint > ROW_RUN_PF_BYTES)
+#define SR_V_f32 __m256
+#define SR_V_f64 __m256d
+#define SR_V_i32 __m256i
+#define SR_V_u32 __m256i
+#define SR_V_i64 __m256i
+#define SR_LD_f32(q) _mm256_loadu_ps(q)
+#define SR_LD_f64(q) _mm256_loadu_pd(q)
+#define SR_LD_i32(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
+#define SR_LD_u32 SR_LD_i32
+#define SR_LD_i64 SR_LD_i32
+#define SR_max_f32 _mm256_max_ps
+#define SR_min_f32 _mm256_min_ps
+#define SR_max_f64 _mm256_max_pd
+#define SR_min_f64 _mm256_min_pd
+#define SR_max_i32 _mm256_max_epi32
+#define SR_min_i32 _mm256_min_epi32
+#define SR_max_u32 _mm256_max_epu32
+#define SR_min_u32 _mm256_min_epu32
+#define SR_max_i64(a, b) _mm256_blendv_epi8((b), (a), _mm256_cmpgt_epi64((a), (b)))
+#define SR_min_i64(a, b) _mm256_blendv_epi8((b), (a), _mm256_cmpgt_epi64((b), (a)))
+/* The lanes equal to b as bits, one bit a lane. */
+#define SR_EQ_f32(a, b) _mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_EQ_OQ))
+#define SR_EQ_f64(a, b) _mm256_movemask_pd(_mm256_cmp_pd((a), (b), _CMP_EQ_OQ))
+#define SR_EQ_i32(a, b)                                                     \
+    _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b))))
+#define SR_EQ_u32 SR_EQ_i32
+#define SR_EQ_i64(a, b)                                                     \
+    _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64((a), (b))))
+/* Whether any lane of a or b is NaN, as bits for the int nn. */
+#define SR_NAN2_f32(a, b)                                                   \
+    _mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_UNORD_Q))
+#define SR_NAN2_f64(a, b)                                                   \
+    _mm256_movemask_pd(_mm256_cmp_pd((a), (b), _CMP_UNORD_Q))
+#define SR_NAN2_i32(a, b) 0
+#define SR_NAN2_u32(a, b) 0
+#define SR_NAN2_i64(a, b) 0
+#define SR_NAN_f32(x) SR_NAN2_f32(x, x)
+#define SR_NAN_f64(x) SR_NAN2_f64(x, x)
+#define SR_NAN_i32(x) 0
+#define SR_NAN_u32(x) 0
+#define SR_NAN_i64(x) 0
+/* v with every lane the extreme of v's lanes. */
+#define SR_FOLD32(OP, v, PERM2, SHUF)                                       \
+    do {                                                                    \
+        (v) = OP((v), PERM2((v), (v), 1));                                  \
+        (v) = OP((v), SHUF((v), 0x4E));                                     \
+        (v) = OP((v), SHUF((v), 0xB1));                                     \
+    } while (0)
+#define SR_FOLD_f32(OP, v) SR_FOLD32(OP, v, _mm256_permute2f128_ps, _mm256_permute_ps)
+#define SR_FOLD_i32(OP, v)                                                  \
+    SR_FOLD32(OP, v, _mm256_permute2x128_si256, _mm256_shuffle_epi32)
+#define SR_FOLD_u32 SR_FOLD_i32
+#define SR_FOLD_f64(OP, v)                                                  \
+    do {                                                                    \
+        (v) = OP((v), _mm256_permute2f128_pd((v), (v), 1));                 \
+        (v) = OP((v), _mm256_permute_pd((v), 0x5));                         \
+    } while (0)
+#define SR_FOLD_i64(OP, v)                                                  \
+    do {                                                                    \
+        (v) = OP((v), _mm256_permute2x128_si256((v), (v), 1));              \
+        (v) = OP((v), _mm256_shuffle_epi32((v), 0x4E));                     \
+    } while (0)
+/* NAME##_srows_##N: for each of m contiguous rows of n T (L <= n <=
+ * SROW_MAX * L, row j at p + j * rs) the index of the first extreme into
+ * res[j].idx, -1 for a row with a NaN. */
+#define DEF_SROWS(NAME, N, T)                                               \
+    TL_TARGET_AVX2 static void NAME##_srows_##N(const char *p, int64_t m,   \
+                                                int64_t rs, int64_t n,      \
+                                                int pfrow, int pflane,      \
+                                                tl_racc *res)               \
+    {                                                                       \
+        enum { L = 32 / sizeof(T) };                                        \
+        const int64_t rb_ = n * (int64_t)sizeof(T);                         \
+        for (int64_t j = 0; j < m; j++) {                                   \
+            const T *q = (const T *)(const void *)(p + j * rs);             \
+            for (int64_t b_ = 0; pfrow && b_ < rb_; b_ += 64) {             \
+                ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD + b_);     \
+            }                                                               \
+            SR_V_##N e0 = SR_LD_##N(q), e1 = e0, e2 = e0, e3 = e0;          \
+            int nn = SR_NAN_##N(e0);                                        \
+            int64_t i = L;                                                  \
+            /* four accumulators while four vectors remain (the compare's \
+             * latency), then one vector a step */                          \
+            for (; i + 4 * L <= n; i += 4 * L) {                            \
+                if (pflane) {                                               \
+                    VARG_PREFETCH(q + i);                                   \
+                    VARG_PREFETCH(q + i + 2 * L);                           \
+                }                                                           \
+                const SR_V_##N x0 = SR_LD_##N(q + i);                       \
+                const SR_V_##N x1 = SR_LD_##N(q + i + L);                   \
+                const SR_V_##N x2 = SR_LD_##N(q + i + 2 * L);               \
+                const SR_V_##N x3 = SR_LD_##N(q + i + 3 * L);               \
+                e0 = SR_##NAME##_##N(x0, e0);                               \
+                e1 = SR_##NAME##_##N(x1, e1);                               \
+                e2 = SR_##NAME##_##N(x2, e2);                               \
+                e3 = SR_##NAME##_##N(x3, e3);                               \
+                nn |= SR_NAN2_##N(x0, x1) | SR_NAN2_##N(x2, x3);            \
+            }                                                               \
+            for (; i < n; i += L) {                                         \
+                const SR_V_##N x = SR_LD_##N(q + (i + L <= n ? i : n - L)); \
+                e0 = SR_##NAME##_##N(x, e0);                                \
+                nn |= SR_NAN2_##N(x, x);                                    \
+            }                                                               \
+            if (nn) {                                                       \
+                res[j].idx = -1;                                            \
+                continue;                                                   \
+            }                                                               \
+            e0 = SR_##NAME##_##N(SR_##NAME##_##N(e0, e1),                   \
+                                 SR_##NAME##_##N(e2, e3));                  \
+            SR_FOLD_##N(SR_##NAME##_##N, e0);                               \
+            for (int64_t i = 0;; i += L) {                                  \
+                const int64_t o = i + L <= n ? i : n - L;                   \
+                const unsigned hit =                                        \
+                    (unsigned)SR_EQ_##N(SR_LD_##N(q + o), e0);              \
+                if (hit) {                                                  \
+                    res[j].idx = o + __builtin_ctz(hit);                    \
+                    break;                                                  \
+                }                                                           \
+            }                                                               \
+        }                                                                   \
+    }
+/* The short rows of argmax/argmin through NAME##_srows_##N where the CPU
+ * has AVX2, their values and indices from idx0 by PUT. */
+#define SROWS_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)               \
+    if (have_avx2() && (s) == (int64_t)sizeof(T) &&                         \
+        (n) >= 32 / (int64_t)sizeof(T) &&                                   \
+        (n) <= SROW_MAX * 32 / (int64_t)sizeof(T)) {                        \
+        NAME##_srows_##N(p, m, rs, n, SROW_PFROW(T, rs, n), lane_prefetch,  \
+                         res);                                              \
+        for (int64_t j_ = 0; j_ < (m); j_++) {                              \
+            const T *q_ = (const T *)(const void *)((p) + j_ * (rs));       \
+            int64_t bi_ = (res)[j_].idx;                                    \
+            if (bi_ < 0) {                                                  \
+                bi_ = vfindnan_##N(q_, n);                                  \
+            }                                                               \
+            PUT(&(res)[j_], q_[bi_]);                                       \
+            (res)[j_].idx = (idx0) + bi_;                                   \
+        }                                                                   \
+        return;                                                             \
+    }
+#else
+#define DEF_SROWS(NAME, N, T)
+#define SROWS_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)
+#endif
+/* argmax/argmin of m rows of K elements s bytes apart, K at most 8 (Note
+ * [Extrema of tiny rows]): the extreme, then the first element equal to
+ * it (a row's selects as branches mispredicted on every other row), the
+ * first NaN of a row with one. */
+#define ARG_ROWS_TINY_CASE(K, CMP, T, PUT, FNAN)                            \
+    case K:                                                                 \
+        for (int64_t j = 0; j < m; j++) {                                   \
+            const char *q = p + j * rs;                                     \
+            if (pf_) {                                                      \
+                ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD);          \
+            }                                                               \
+            T x[K];                                                         \
+            for (int i = 0; i < (K); i++) {                                 \
+                memcpy(&x[i], q + i * s, sizeof x[i]);                      \
+            }                                                               \
+            T r = x[0];                                                     \
+            int f = r != r;                                                 \
+            for (int i = 1; i < (K); i++) {                                 \
+                r = x[i] CMP r ? x[i] : r;                                  \
+                f |= x[i] != x[i];                                          \
+            }                                                               \
+            /* the first element equal to the extreme (zeros of either     \
+             * sign compare equal): a mask, no branch a step */            \
+            unsigned hit = 0;                                               \
+            for (int i = 0; i < (K); i++) {                                 \
+                hit |= (unsigned)(x[i] == r) << i;                          \
+            }                                                               \
+            int64_t bi = __builtin_ctz(hit | (1u << (K)));                  \
+            if (FNAN && f) {                                                \
+                for (bi = 0; bi < (K); bi++) {                              \
+                    memcpy(&r, q + bi * s, sizeof r);                       \
+                    if (r != r) {                                           \
+                        break;                                              \
+                    }                                                       \
+                }                                                           \
+            }                                                               \
+            PUT(&res[j], r);                                                \
+            res[j].idx = idx0 + bi;                                         \
+        }                                                                   \
+        return
+/* argmax/argmin over m rows rs bytes apart (the driver's rows entry); rows of
+ * at most 8 through ARG_ROWS_TINY_CASE. */
+#define DEF_ARG_ROWS(NAME, CMP, ARGNAME, N, T, PUT, FNAN, ROWS_TRY,      \
+                     SHORT_TRY)                                             \
     static void ARGNAME##_rows_##N(const char *p, int64_t m, int64_t rs,    \
                                    int64_t n, int64_t s, int64_t idx0,      \
                                    const tl_racc *aux, tl_racc *res)        \
     {                                                                       \
+        ROW_RUN_PF_DECL(T);                                                 \
+        switch (n) {                                                        \
+            ARG_ROWS_TINY_CASE(1, CMP, T, PUT, FNAN);                       \
+            ARG_ROWS_TINY_CASE(2, CMP, T, PUT, FNAN);                       \
+            ARG_ROWS_TINY_CASE(3, CMP, T, PUT, FNAN);                       \
+            ARG_ROWS_TINY_CASE(4, CMP, T, PUT, FNAN);                       \
+            ARG_ROWS_TINY_CASE(5, CMP, T, PUT, FNAN);                       \
+            ARG_ROWS_TINY_CASE(6, CMP, T, PUT, FNAN);                       \
+            ARG_ROWS_TINY_CASE(7, CMP, T, PUT, FNAN);                       \
+            ARG_ROWS_TINY_CASE(8, CMP, T, PUT, FNAN);                       \
+        default:                                                            \
+            break;                                                          \
+        }                                                                   \
         ROWS_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)                \
+        SHORT_TRY(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)               \
         for (int64_t j = 0; j < m; j++) {                                   \
             ARGNAME##_frow_##N(p + j * rs, n, s, idx0,                      \
                                aux != NULL ? aux + j : NULL, &res[j]);      \
@@ -3335,11 +3616,13 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
     DEF_VFIND(N, T)                                                         \
     DEF_VROWS(max, >, argmax, N, T, PUT, NO_VARG, FNAN)                     \
     DEF_VROWS(min, <, argmin, N, T, PUT, NO_VARG, FNAN)                     \
-    DEF_ARG_ROWS(max, argmax, N, T, PUT, NO_VARG_ROWS)                      \
-    DEF_ARG_ROWS(min, argmin, N, T, PUT, NO_VARG_ROWS)
+    DEF_ARG_ROWS(max, >, argmax, N, T, PUT, FNAN, NO_VARG_ROWS,              \
+                 NO_VARG_ROWS)                                              \
+    DEF_ARG_ROWS(min, <, argmin, N, T, PUT, FNAN, NO_VARG_ROWS,              \
+                 NO_VARG_ROWS)
 #define NO_VARG_ROWS(NAME, N, T, p, m, rs, n, s, idx0, res, PUT)
 #define NO_VARG(NAME, N, q, n, idx0, res, PUT)
-#define DEF_VEXT_WIDE(VEXT, N, T, IT, PUT, FNAN)                            \
+#define DEF_VEXT_WIDE(VEXT, N, T, IT, PUT, FNAN, SHORT)                     \
     VEXT(max, >, N, T, IT)                                                  \
     VEXT(min, <, N, T, IT)                                                  \
     DEF_VFIND(N, T)                                                         \
@@ -3347,8 +3630,17 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
     DEF_VARG512(min, <, N, T, IT, FNAN)                                     \
     DEF_VROWS(max, >, argmax, N, T, PUT, VARG_TRY, FNAN)                    \
     DEF_VROWS(min, <, argmin, N, T, PUT, VARG_TRY, FNAN)                    \
-    DEF_ARG_ROWS(max, argmax, N, T, PUT, VARG_ROWS_TRY)                     \
-    DEF_ARG_ROWS(min, argmin, N, T, PUT, VARG_ROWS_TRY)
+    SHORT##_DEF(max, N, T)                                                  \
+    SHORT##_DEF(min, N, T)                                                  \
+    DEF_ARG_ROWS(max, >, argmax, N, T, PUT, FNAN, VARG_ROWS_TRY,             \
+                 SHORT##_TRY)                                               \
+    DEF_ARG_ROWS(min, <, argmin, N, T, PUT, FNAN, VARG_ROWS_TRY,             \
+                 SHORT##_TRY)
+/* DEF_VEXT_WIDE's SHORT: the short rows of Note [Argmax of short rows], or
+ * none (uint64, whose compare AVX2 lacks). */
+#define SROWS_DEF DEF_SROWS
+#define NO_SROWS_DEF(NAME, N, T)
+#define NO_SROWS_TRY NO_VARG_ROWS
 
 /* An integer run holds no NaN (never evaluated: see DEF_VFINDNAN). */
 #define vfindnan_u8(q, n) (n)
@@ -3366,12 +3658,12 @@ DEF_VEXT_ALL(DEF_VEXT, u8, uint8_t, int8_t, PUT_U, 0)
 DEF_VEXT_ALL(DEF_VEXT, i8, int8_t, int8_t, PUT_S, 0)
 DEF_VEXT_ALL(DEF_VEXT, i16, int16_t, int16_t, PUT_S, 0)
 DEF_VEXT_ALL(DEF_VEXT, u16, uint16_t, int16_t, PUT_U, 0)
-DEF_VEXT_WIDE(DEF_VEXT_INT, i32, int32_t, int32_t, PUT_S, 0)
-DEF_VEXT_WIDE(DEF_VEXT_INT, u32, uint32_t, int32_t, PUT_U, 0)
-DEF_VEXT_WIDE(DEF_VEXT_INT, i64, int64_t, int64_t, PUT_S, 0)
-DEF_VEXT_WIDE(DEF_VEXT_INT, u64, uint64_t, int64_t, PUT_U, 0)
-DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f32, float, int32_t, PUT_F, 1)
-DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f64, double, int64_t, PUT_F, 1)
+DEF_VEXT_WIDE(DEF_VEXT_INT, i32, int32_t, int32_t, PUT_S, 0, SROWS)
+DEF_VEXT_WIDE(DEF_VEXT_INT, u32, uint32_t, int32_t, PUT_U, 0, SROWS)
+DEF_VEXT_WIDE(DEF_VEXT_INT, i64, int64_t, int64_t, PUT_S, 0, SROWS)
+DEF_VEXT_WIDE(DEF_VEXT_INT, u64, uint64_t, int64_t, PUT_U, 0, NO_SROWS)
+DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f32, float, int32_t, PUT_F, 1, SROWS)
+DEF_VEXT_WIDE(DEF_VEXT_FLOAT, f64, double, int64_t, PUT_F, 1, SROWS)
 
 /* bool and the half types keep the generic rows (their loads convert). */
 #define max_frow_b max_row_b
