@@ -1914,3 +1914,65 @@ def test_tiny_rows_extrema(dt, threads, lengths):
                         av, av.argmax(axis=1)[:, None], 1)[:, 0])
     finally:
         tl.set_num_threads(old)
+
+
+def _first_extreme(v, axis_fn):
+    """The rule of Note [Which zero an extreme is]: the first NaN of a row
+    with one, else the first element equal to the row's extreme."""
+    out = np.empty(v.shape[0], dtype=v.dtype)
+    for j, row in enumerate(v):
+        nan = np.flatnonzero(np.isnan(row))
+        out[j] = row[nan[0]] if nan.size else \
+            row[np.flatnonzero(row == axis_fn(row))[0]]
+    return out
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_extreme_zero_is_first_at_every_address(dt, threads):
+    # Note [Which zero an extreme is]: amax/amin/max/min/aminmax of rows
+    # whose extreme is a zero of both signs answer the first such zero, bit for
+    # bit, at every element offset of the data (the vector pass's alignment
+    # head moves with the address), whole or over the last dim, in one
+    # thread or two; the bits compared, since -0.0 == 0.0.
+    rng = np.random.default_rng(17 + threads)
+    old = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    bits = np.uint32 if dt == np.float32 else np.uint64
+    try:
+        for n in (5, 16, 17, 31, 33, 64, 65, 127, 129, 1000, 4099, 70001):
+            m = 1 if n > 5000 else 24
+            for case in ("max0", "min0", "nan"):
+                mag = np.abs(rng.standard_normal((m, n))).astype(dt) + 1
+                a = -mag if case == "max0" else mag
+                z = rng.random((m, n)) < 0.3
+                a[z] = rng.choice(np.array([0.0, -0.0], dtype=dt), z.sum())
+                if case == "nan":
+                    a[:, rng.integers(n)] = np.nan
+                for off in range(8):
+                    buf = np.zeros(m * n + 8, dtype=dt)
+                    x = buf[off:off + m * n].reshape(m, n)
+                    x[...] = a
+                    t = tl.from_numpy(x)
+                    for op, fn in (("amax", np.max), ("amin", np.min)):
+                        want = _first_extreme(x, fn).view(bits)
+                        got = getattr(t, op)(dim=1).numpy().view(bits)
+                        np.testing.assert_array_equal(
+                            got, want, err_msg=f"{op} n={n} {case} off={off}")
+                        one = getattr(t[m // 2], op)().numpy()
+                        assert one.view(bits) == want[m // 2], \
+                            (op, n, case, off)
+                        short = "max" if op == "amax" else "min"
+                        one = getattr(t[m // 2], short)().numpy()
+                        assert one.view(bits) == want[m // 2], \
+                            (short, n, case, off)
+                        for r in (tl.aminmax(t[m // 2]),
+                                  t.aminmax(dim=1)):
+                            got = getattr(r, short).numpy().view(bits)
+                            np.testing.assert_array_equal(
+                                got.reshape(-1),
+                                want[m // 2:m // 2 + 1] if got.size == 1
+                                else want,
+                                err_msg=f"aminmax n={n} {case} off={off}")
+    finally:
+        tl.set_num_threads(old)

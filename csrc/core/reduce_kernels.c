@@ -2874,6 +2874,28 @@ DEF_ARG_F(f64, double, LDID)
         *out = b CMP r ? b : r;                                             \
         *nan = f | fb;                                                      \
     }
+/* Note [Which zero an extreme is]
+ * Every element equal to a float extreme has the same bits but for
+ * zeros: +0 == -0, and which one the vector pass keeps depends on the
+ * lane it fell in, and so, through the alignment head, on the data's
+ * address (tests/test_reduce_vector.py saw amin of the same 65 float32
+ * answer -0 at some offsets of a buffer and +0 at others).  The rule
+ * instead: an extreme is the first element, in index order, equal to it;
+ * a row with a NaN answers its first NaN.  The element-by-element paths
+ * (strided rows, tiny rows, the cols folds in row order) keep the first of
+ * equal values already, and the combine of two chunks keeps the earlier
+ * on a tie; the vector passes find the first zero again when the extreme
+ * is a zero (a find from the row's start that stops there: a second pass
+ * only for rows whose extreme is 0).  XROW_FIRST(N, FNAN, q, n, nan, r):
+ * r, the extreme of q[0..n) with nan its NaN flag, made that element. */
+#define XROW_FIRST(N, FNAN, q, n, nan, r)                                   \
+    do {                                                                    \
+        if (FNAN && (nan)) {                                                \
+            (r) = (q)[vfindnan_##N((q), (n))];                              \
+        } else if (FNAN && (r) == 0) {                                    \
+            (r) = (q)[vfind_##N((q), (n), (r))];                            \
+        }                                                                   \
+    } while (0)
 /* Note [Extrema of tiny rows]
  * Rows of at most 8 elements (the last dim of a (10^6, 4) tensor) go
  * through a loop unrolled for their length: the vector pass's setup, its
@@ -2959,9 +2981,7 @@ DEF_ARG_F(f64, double, LDID)
             r = r CMP a ? r : a;                                            \
             nan |= f;                                                       \
         }                                                                   \
-        if (FNAN && nan) {                                                  \
-            r = q[vfindnan_##N(q, n)];                                      \
-        }                                                                   \
+        XROW_FIRST(N, FNAN, q, n, nan, r);                                  \
         PUT(&res[j], r);                                                    \
     }
 #define XROWS_PARAMS                                                        \
@@ -3009,9 +3029,7 @@ DEF_ARG_F(f64, double, LDID)
         T r;                                                                \
         int nan;                                                            \
         NAME##_vexta_##N(q, n, &r, &nan);                                   \
-        if (FNAN && nan) {                                                  \
-            r = q[vfindnan_##N(q, n)];                                      \
-        }                                                                   \
+        XROW_FIRST(N, FNAN, q, n, nan, r);                                  \
         PUT(res, r);                                                        \
     }                                                                       \
     static void NAME##_rows_##N(const char *p, int64_t m, int64_t rs,       \
@@ -4382,7 +4400,7 @@ static inline int pk_level(void) { return 0; }
 #endif
 
 /* The fused types (Note [Aminmax in one read]): i32, u32, f32, f64. */
-#define DEF_AMINMAX_VEC(N, T)                                               \
+#define DEF_AMINMAX_VEC(N, T, FNAN)                                         \
     DEF_AMINMAX_COMMON(N)                                                   \
     static void aminmax_row_##N(const char *p, int64_t n, int64_t s,         \
                                 int64_t idx0, const tl_racc *aux,            \
@@ -4397,9 +4415,9 @@ static inline int pk_level(void) { return 0; }
         }                                                                   \
         const T *q = (const T *)p;                                          \
         T lo = q[0], hi = q[0];                                             \
-        if (PK_ROW(N, q, n, &lo, &hi)) {                                    \
-            lo = hi = q[vfindnan_##N(q, n)];                                \
-        }                                                                   \
+        const int nan_ = PK_ROW(N, q, n, &lo, &hi);                         \
+        XROW_FIRST(N, FNAN, q, n, nan_, lo);                                \
+        XROW_FIRST(N, FNAN, q, n, nan_, hi);                                \
         PAIR_PUT(PUT##N, res, lo, hi);                                      \
     }                                                                       \
     static void aminmax_cols_##N(const char *base, int64_t n, int64_t cs,    \
@@ -4454,14 +4472,14 @@ DEF_AMINMAX_GENERIC(u8, uint8_t)
 DEF_AMINMAX_GENERIC(i8, int8_t)
 DEF_AMINMAX_GENERIC(i16, int16_t)
 DEF_AMINMAX_GENERIC(u16, uint16_t)
-DEF_AMINMAX_VEC(i32, int32_t)
-DEF_AMINMAX_VEC(u32, uint32_t)
+DEF_AMINMAX_VEC(i32, int32_t, 0)
+DEF_AMINMAX_VEC(u32, uint32_t, 0)
 DEF_AMINMAX_GENERIC(i64, int64_t)
 DEF_AMINMAX_GENERIC(u64, uint64_t)
 DEF_AMINMAX_GENERIC(f16, uint16_t)
 DEF_AMINMAX_GENERIC(bf16, uint16_t)
-DEF_AMINMAX_VEC(f32, float)
-DEF_AMINMAX_VEC(f64, double)
+DEF_AMINMAX_VEC(f32, float, 1)
+DEF_AMINMAX_VEC(f64, double, 1)
 
 /* ---- any / all ----------------------------------------------------------- */
 
