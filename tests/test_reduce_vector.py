@@ -1854,12 +1854,12 @@ def test_extrema_every_start_alignment(dt):
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16,
                                 np.int32, np.uint32, np.uint8, np.int64,
-                                np.uint64, np.uint16])
+                                np.uint64, np.uint16, np.int8, np.int16])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("lengths", ["tiny", "short"])
 def test_tiny_rows_extrema(dt, threads, lengths):
-    # Note [Extrema of tiny rows]: rows of 1..8 elements take a loop
-    # unrolled per length (max/min and argmax/argmin), longer rows the
+    # Note [Extrema of tiny rows]: rows of 1..16 elements take a loop
+    # unrolled per length (1..8 for argmax/argmin), longer rows the
     # vector pass.  Few distinct values (ties in most rows), signed zeros,
     # NaNs in some rows at every position, unaligned data, a column step
     # (argmax's strided rows) and enough rows that a run is cut between
@@ -1870,11 +1870,14 @@ def test_tiny_rows_extrema(dt, threads, lengths):
     old = tl.get_num_threads()
     tl.set_num_threads(threads)
     try:
-        ns = (range(1, 11) if lengths == "tiny" else
+        ns = (range(1, 18) if lengths == "tiny" else
               (3, 4, 5, 15, 16, 17, 31, 32, 33, 40, 63, 65, 255, 257, 1023,
                2048, 4095, 4096, 4097))
         for n in ns:
-            m = max(8, 40000 // n)
+            # in one thread, tiny rows past 1 MiB: they prefetch ahead
+            big = lengths == "tiny" and threads == 1
+            m = max(8, ((1 << 20) // np.dtype(dt).itemsize + 4096) // n
+                    if big else 40000 // n)
             if np.issubdtype(dt, np.integer):
                 a = rng.integers(0, 4, (m, n)).astype(dt)
             else:

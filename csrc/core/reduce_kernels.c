@@ -2897,68 +2897,91 @@ DEF_ARG_F(f64, double, LDID)
         }                                                                   \
     } while (0)
 /* Note [Extrema of tiny rows]
- * Rows of at most 8 elements (the last dim of a (10^6, 4) tensor) go
- * through a loop unrolled for their length: the vector pass's setup, its
- * alignment head and its tail had cost several nanoseconds a row, where a
- * row of 4 is three compares (one thread, Zen 5: max over dim 1 of
+ * Rows of at most 16 elements (8 for argmax/argmin; the last dim of a
+ * (10^6, 4) tensor) go through a loop unrolled for their length: the
+ * vector pass's setup, its alignment head and its tail had cost several
+ * nanoseconds a row, where a row of 4 is three compares (one thread, Zen 5: max over dim 1 of
  * (2^20, 4) float32 4.2 ms, PyTorch 3.0; int32 2.6, PyTorch 1.4).  The
  * loads are memcpy (a tensor's data need not be aligned to its element);
- * a row with a NaN answers its first NaN, as the vector pass does. */
+ * a row with a NaN answers its first NaN, as the vector pass does.  A loop
+ * over the length at run time instead measured up to twice as slow for
+ * int32 (Zen 3, amax of rows of 2-8, argmax of rows of 8).  The tiny rows
+ * run in the dispatcher, not in each ISA clone: the same scalar code
+ * twice had been 3,500 more branches in the gcov build. */
+/* The start of row j of a run of tiny rows, q, its lines prefetched
+ * ahead like the vector rows' (pf_: ROW_RUN_PF_DECL). */
+#define TINY_ROW_AT(q, j)                                                   \
+    const char *q = p + (j) * rs;                                           \
+    if (pf_) {                                                              \
+        ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD);                  \
+    }
+/* The first NaN of the K elements of T at q, s bytes apart, into r, and
+ * its index into i (a row known to hold one). */
+#define TINY_FIRST_NAN(T, q, K, s, r, i)                                    \
+    for ((i) = 0; (i) < (K); (i)++) {                                       \
+        memcpy(&(r), (q) + (size_t)(i) * (size_t)(s), sizeof(T));           \
+        if ((r) != (r)) {                                                   \
+            break;                                                          \
+        }                                                                   \
+    }
+/* The extremes of the m rows of K elements (1 <= K <= XROWS_TINY_MAX)
+ * into res, and return. */
+#define XROWS_TINY_MAX 16
+#define XROWS_TINY_RUN(K, CMP, T, PUT, FNAN)                                \
+    for (int64_t j = 0; j < m; j++) {                                       \
+        TINY_ROW_AT(q, j)                                                   \
+        T r;                                                                \
+        memcpy(&r, q, sizeof r);                                            \
+        int f = r != r;                                                     \
+        for (int i = 1; i < (K); i++) {                                     \
+            T x;                                                            \
+            memcpy(&x, q + (size_t)i * sizeof x, sizeof x);                 \
+            r = x CMP r ? x : r;                                            \
+            f |= x != x;                                                    \
+        }                                                                   \
+        if (FNAN && f) {                                                    \
+            int i_;                                                         \
+            TINY_FIRST_NAN(T, q, K, sizeof r, r, i_)                        \
+        }                                                                   \
+        PUT(&res[j], r);                                                    \
+    }                                                                       \
+    return
 #define XROWS_TINY_CASE(K, CMP, T, PUT, FNAN)                               \
     case K:                                                                 \
-        for (int64_t j = 0; j < m; j++) {                                   \
-            const char *q = p + j * rs;                                     \
-            if (pf_) {                                                      \
-                ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD);          \
-            }                                                               \
-            T r;                                                            \
-            memcpy(&r, q, sizeof r);                                        \
-            int f = r != r;                                                 \
-            for (int i = 1; i < (K); i++) {                                 \
-                T x;                                                        \
-                memcpy(&x, q + (size_t)i * sizeof x, sizeof x);             \
-                r = x CMP r ? x : r;                                        \
-                f |= x != x;                                                \
-            }                                                               \
-            if (FNAN && f) {                                                \
-                for (int i = 0; i < (K); i++) {                             \
-                    memcpy(&r, q + (size_t)i * sizeof r, sizeof r);         \
-                    if (r != r) {                                           \
-                        break;                                              \
-                    }                                                       \
-                }                                                           \
-            }                                                               \
-            PUT(&res[j], r);                                                \
-        }                                                                   \
-        return
+        XROWS_TINY_RUN(K, CMP, T, PUT, FNAN)
+/* Rows of at most XROWS_TINY_MAX elements through XROWS_TINY_RUN, each
+ * length its own case (its loops unrolled), and return: in the dispatcher,
+ * outside the ISA clones (the same scalar code in each). */
 #define XROWS_TINY(CMP, T, PUT, FNAN)                                       \
-    switch (n) {                                                            \
-        XROWS_TINY_CASE(1, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(2, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(3, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(4, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(5, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(6, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(7, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(8, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(9, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(10, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(11, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(12, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(13, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(14, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(15, CMP, T, PUT, FNAN);                              \
-        XROWS_TINY_CASE(16, CMP, T, PUT, FNAN);                              \
-    default:                                                                \
-        break;                                                              \
-    }
+    do {                                                                    \
+        ROW_RUN_PF_DECL(T);                                                 \
+        switch (n) {                                                        \
+            XROWS_TINY_CASE(1, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(2, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(3, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(4, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(5, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(6, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(7, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(8, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(9, CMP, T, PUT, FNAN);                          \
+            XROWS_TINY_CASE(10, CMP, T, PUT, FNAN);                         \
+            XROWS_TINY_CASE(11, CMP, T, PUT, FNAN);                         \
+            XROWS_TINY_CASE(12, CMP, T, PUT, FNAN);                         \
+            XROWS_TINY_CASE(13, CMP, T, PUT, FNAN);                         \
+            XROWS_TINY_CASE(14, CMP, T, PUT, FNAN);                         \
+            XROWS_TINY_CASE(15, CMP, T, PUT, FNAN);                         \
+            XROWS_TINY_CASE(16, CMP, T, PUT, FNAN);                         \
+        default:                                                            \
+            break;                                                          \
+        }                                                                   \
+    } while (0)
 /* The extreme of each of m contiguous rows of n (row j at p + j * rs)
  * through VEXT, as NAME##_vexta_##N and NAME##_frow_##N would take it
- * (Note [Row runs]); rows of at most 8 first
- * through XROWS_TINY. */
+ * (Note [Row runs]); the dispatcher takes rows of at most XROWS_TINY_MAX
+ * first (XROWS_TINY). */
 #define XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, VEXT)                        \
     ROW_RUN_PF_DECL(T);                                                     \
-    XROWS_TINY(CMP, T, PUT, FNAN)                                           \
     for (int64_t j = 0; j < m; j++) {                                       \
         const T *q = (const T *)(p + j * rs);                               \
         ROW_RUN_PF_LINES(q);                                                \
@@ -3001,6 +3024,7 @@ DEF_ARG_F(f64, double, LDID)
     }                                                                       \
     static void NAME##_xrows_##N XROWS_PARAMS                               \
     {                                                                       \
+        XROWS_TINY(CMP, T, PUT, FNAN);                                      \
         if (have_avx2()) {                                                  \
             NAME##_xrows_##N##_avx2(p, m, rs, n, res);                      \
         } else {                                                            \
@@ -3011,6 +3035,7 @@ DEF_ARG_F(f64, double, LDID)
 #define DEF_XROWS(NAME, CMP, N, T, PUT, FNAN)                               \
     static void NAME##_xrows_##N XROWS_PARAMS                               \
     {                                                                       \
+        XROWS_TINY(CMP, T, PUT, FNAN);                                      \
         XROWS_LOOP(NAME, CMP, N, T, PUT, FNAN, NAME##_vext_##N)             \
     }
 #endif
@@ -3563,42 +3588,37 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
  * [Extrema of tiny rows]): the extreme, then the first element equal to
  * it (a row's selects as branches mispredicted on every other row), the
  * first NaN of a row with one. */
+#define ARG_TINY_MAX 8
+#define ARG_ROWS_TINY_RUN(K, CMP, T, PUT, FNAN)                             \
+    for (int64_t j = 0; j < m; j++) {                                       \
+        TINY_ROW_AT(q, j)                                                   \
+        T x[ARG_TINY_MAX];                                                  \
+        for (int i = 0; i < (K); i++) {                                     \
+            memcpy(&x[i], q + i * s, sizeof x[i]);                          \
+        }                                                                   \
+        T r = x[0];                                                         \
+        int f = r != r;                                                     \
+        for (int i = 1; i < (K); i++) {                                     \
+            r = x[i] CMP r ? x[i] : r;                                      \
+            f |= x[i] != x[i];                                              \
+        }                                                                   \
+        /* the first element equal to the extreme (zeros of either          \
+         * sign compare equal): a mask, no branch a step */                 \
+        unsigned hit = 0;                                                   \
+        for (int i = 0; i < (K); i++) {                                     \
+            hit |= (unsigned)(x[i] == r) << i;                              \
+        }                                                                   \
+        int64_t bi = __builtin_ctz(hit | (1u << (K)));                      \
+        if (FNAN && f) {                                                    \
+            TINY_FIRST_NAN(T, q, K, s, r, bi)                               \
+        }                                                                   \
+        PUT(&res[j], r);                                                    \
+        res[j].idx = idx0 + bi;                                             \
+    }                                                                       \
+    return
 #define ARG_ROWS_TINY_CASE(K, CMP, T, PUT, FNAN)                            \
     case K:                                                                 \
-        for (int64_t j = 0; j < m; j++) {                                   \
-            const char *q = p + j * rs;                                     \
-            if (pf_) {                                                      \
-                ROW_RUN_PREFETCH((uintptr_t)q + ROW_RUN_PF_AHEAD);          \
-            }                                                               \
-            T x[K];                                                         \
-            for (int i = 0; i < (K); i++) {                                 \
-                memcpy(&x[i], q + i * s, sizeof x[i]);                      \
-            }                                                               \
-            T r = x[0];                                                     \
-            int f = r != r;                                                 \
-            for (int i = 1; i < (K); i++) {                                 \
-                r = x[i] CMP r ? x[i] : r;                                  \
-                f |= x[i] != x[i];                                          \
-            }                                                               \
-            /* the first element equal to the extreme (zeros of either     \
-             * sign compare equal): a mask, no branch a step */            \
-            unsigned hit = 0;                                               \
-            for (int i = 0; i < (K); i++) {                                 \
-                hit |= (unsigned)(x[i] == r) << i;                          \
-            }                                                               \
-            int64_t bi = __builtin_ctz(hit | (1u << (K)));                  \
-            if (FNAN && f) {                                                \
-                for (bi = 0; bi < (K); bi++) {                              \
-                    memcpy(&r, q + bi * s, sizeof r);                       \
-                    if (r != r) {                                           \
-                        break;                                              \
-                    }                                                       \
-                }                                                           \
-            }                                                               \
-            PUT(&res[j], r);                                                \
-            res[j].idx = idx0 + bi;                                         \
-        }                                                                   \
-        return
+        ARG_ROWS_TINY_RUN(K, CMP, T, PUT, FNAN)
 /* argmax/argmin over m rows rs bytes apart (the driver's rows entry); rows of
  * at most 8 through ARG_ROWS_TINY_CASE. */
 #define DEF_ARG_ROWS(NAME, CMP, ARGNAME, N, T, PUT, FNAN, ROWS_TRY,      \
