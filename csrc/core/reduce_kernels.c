@@ -2892,7 +2892,7 @@ DEF_ARG_F(f64, double, LDID)
     do {                                                                    \
         if (FNAN && (nan)) {                                                \
             (r) = (q)[vfindnan_##N((q), (n))];                              \
-        } else if (FNAN && (r) == 0) {                                    \
+        } else if (FNAN && (r) == 0) {                                      \
             (r) = (q)[vfind_##N((q), (n), (r))];                            \
         }                                                                   \
     } while (0)
@@ -2900,8 +2900,9 @@ DEF_ARG_F(f64, double, LDID)
  * Rows of at most 16 elements (8 for argmax/argmin; the last dim of a
  * (10^6, 4) tensor) go through a loop unrolled for their length: the
  * vector pass's setup, its alignment head and its tail had cost several
- * nanoseconds a row, where a row of 4 is three compares (one thread, Zen 5: max over dim 1 of
- * (2^20, 4) float32 4.2 ms, PyTorch 3.0; int32 2.6, PyTorch 1.4).  The
+ * nanoseconds a row, where a row of 4 is three compares (one thread,
+ * Zen 5: max over dim 1 of (2^20, 4) float32 4.2 ms, PyTorch 3.0; int32
+ * 2.6, PyTorch 1.4).  The
  * loads are memcpy (a tensor's data need not be aligned to its element);
  * a row with a NaN answers its first NaN, as the vector pass does.  A loop
  * over the length at run time instead measured up to twice as slow for
