@@ -2925,6 +2925,16 @@ DEF_ARG_F(f64, double, LDID)
             break;                                                          \
         }                                                                   \
     }
+/* CASE(K, ...) for each length K of the unrolled tiny rows, the cases
+ * of a switch over the row length (XROWS_TINY, DEF_ARG_ROWS). */
+#define TINY_CASES_1_8(CASE, ...)                                           \
+    CASE(1, __VA_ARGS__); CASE(2, __VA_ARGS__); CASE(3, __VA_ARGS__);       \
+    CASE(4, __VA_ARGS__); CASE(5, __VA_ARGS__); CASE(6, __VA_ARGS__);       \
+    CASE(7, __VA_ARGS__); CASE(8, __VA_ARGS__);
+#define TINY_CASES_9_16(CASE, ...)                                          \
+    CASE(9, __VA_ARGS__); CASE(10, __VA_ARGS__); CASE(11, __VA_ARGS__);     \
+    CASE(12, __VA_ARGS__); CASE(13, __VA_ARGS__); CASE(14, __VA_ARGS__);    \
+    CASE(15, __VA_ARGS__); CASE(16, __VA_ARGS__);
 /* The extremes of the m rows of K elements (1 <= K <= XROWS_TINY_MAX)
  * into res, and return. */
 #define XROWS_TINY_MAX 16
@@ -2957,22 +2967,8 @@ DEF_ARG_F(f64, double, LDID)
     do {                                                                    \
         ROW_RUN_PF_DECL(T);                                                 \
         switch (n) {                                                        \
-            XROWS_TINY_CASE(1, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(2, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(3, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(4, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(5, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(6, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(7, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(8, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(9, CMP, T, PUT, FNAN);                          \
-            XROWS_TINY_CASE(10, CMP, T, PUT, FNAN);                         \
-            XROWS_TINY_CASE(11, CMP, T, PUT, FNAN);                         \
-            XROWS_TINY_CASE(12, CMP, T, PUT, FNAN);                         \
-            XROWS_TINY_CASE(13, CMP, T, PUT, FNAN);                         \
-            XROWS_TINY_CASE(14, CMP, T, PUT, FNAN);                         \
-            XROWS_TINY_CASE(15, CMP, T, PUT, FNAN);                         \
-            XROWS_TINY_CASE(16, CMP, T, PUT, FNAN);                         \
+            TINY_CASES_1_8(XROWS_TINY_CASE, CMP, T, PUT, FNAN)              \
+            TINY_CASES_9_16(XROWS_TINY_CASE, CMP, T, PUT, FNAN)             \
         default:                                                            \
             break;                                                          \
         }                                                                   \
@@ -3630,14 +3626,7 @@ _Static_assert(TL_REDUCE_RCHUNK <= ((int64_t)1 << 30),
     {                                                                       \
         ROW_RUN_PF_DECL(T);                                                 \
         switch (n) {                                                        \
-            ARG_ROWS_TINY_CASE(1, CMP, T, PUT, FNAN);                       \
-            ARG_ROWS_TINY_CASE(2, CMP, T, PUT, FNAN);                       \
-            ARG_ROWS_TINY_CASE(3, CMP, T, PUT, FNAN);                       \
-            ARG_ROWS_TINY_CASE(4, CMP, T, PUT, FNAN);                       \
-            ARG_ROWS_TINY_CASE(5, CMP, T, PUT, FNAN);                       \
-            ARG_ROWS_TINY_CASE(6, CMP, T, PUT, FNAN);                       \
-            ARG_ROWS_TINY_CASE(7, CMP, T, PUT, FNAN);                       \
-            ARG_ROWS_TINY_CASE(8, CMP, T, PUT, FNAN);                       \
+            TINY_CASES_1_8(ARG_ROWS_TINY_CASE, CMP, T, PUT, FNAN)           \
         default:                                                            \
             break;                                                          \
         }                                                                   \
