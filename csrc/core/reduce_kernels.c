@@ -64,7 +64,11 @@
  * same order on wider registers, so results are bit-identical either way
  * (no FMA contraction: -ffp-contract does not apply to separate
  * statements and the bodies use no fused forms;
- * tests/test_reduce_vector.py compares the two). */
+ * tests/test_reduce_vector.py and tests/test_reduce_clones.py compare
+ * them), but for the sign of a NaN where two NaNs meet in one operation
+ * (a NaN of the data times the NaN of 0 * inf): x86 keeps the first
+ * operand's, and the compiler may order a commutative operation's
+ * operands differently in each clone. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TL_AVX2_DISPATCH 1
 #define TL_ALWAYS_INLINE inline __attribute__((always_inline))
@@ -1125,8 +1129,11 @@ static inline void prefetch_rows8(const char *base, int64_t off,
 /* NAME##_row_##N and NAME##_cols_##N: the wrapping uint64 sum of CVU(x)
  * (sums of integers; count_nonzero with CVU a 0/1 predicate). */
 #define DEF_ISUM_NAMED(NAME, N, T, CVU)                                     \
-    DEF_COLS8(NAME##8_##N, uint64_t, T, CVU, +, +=)                         \
-    /* contiguous: *out = the sum of n elements at q, in 8 lanes */         \
+    DEF_ISUM_LANES(NAME, N, T, CVU)                                         \
+    DEF_ISUM_ROWCOLS(NAME, N, T, CVU, NAME##_lanes_##N)
+/* contiguous: NAME_lanes_N(q, n, out), *out = the sum of n elements at
+ * q, in 8 lanes */
+#define DEF_ISUM_LANES(NAME, N, T, CVU)                                     \
     static TL_ALWAYS_INLINE void NAME##_lanes_##N##_body(                    \
         const T *q, int64_t n, uint64_t *out)                               \
     {                                                                       \
@@ -1147,12 +1154,16 @@ static inline void prefetch_rows8(const char *base, int64_t off,
         *out = t;                                                           \
     }                                                                       \
     DISPATCHED(NAME##_lanes_##N, (const T *q, int64_t n, uint64_t *out),    \
-               (q, n, out))                                                 \
+               (q, n, out))
+/* NAME_row_N (contiguous rows through LANES, as NAME_lanes_N) and
+ * NAME_cols_N, with NAME8_N for the 8-row blocks. */
+#define DEF_ISUM_ROWCOLS(NAME, N, T, CVU, LANES)                            \
+    DEF_COLS8(NAME##8_##N, uint64_t, T, CVU, +, +=)                         \
     static void NAME##_row_##N(const char *p, int64_t n, int64_t s,             \
                             int64_t idx0, const tl_racc *aux, tl_racc *res)  \
     {                                                                       \
         if (s == (int64_t)sizeof(T)) {                                      \
-            NAME##_lanes_##N((const T *)p, n, &res->v.u[0]);                \
+            LANES((const T *)p, n, &res->v.u[0]);                           \
             return;                                                         \
         }                                                                   \
         uint64_t acc[8] = {0};                                              \
@@ -2260,6 +2271,29 @@ DEF_CPROD(c128, double)
  * value type (always false for integers). */
 #define ISNAN_F(x) ((x) != (x))
 #define ISNAN_I(x) 0
+/* HAS_NAN_##ISNAN: whether the value type has NaNs, a constant, so that
+ * the integer kernels hold no NaN search (gcc drops an `if (0 && x)`
+ * block even at -O0, where the gcov build would count its branches). */
+#define HAS_NAN_ISNAN_F 1
+#define HAS_NAN_ISNAN_I 0
+/* CONTIG_ROWS_##N: whether the scalar row kernels of max/min and
+ * argmax/argmin (DEF_MINMAX, DEF_ARG) see contiguous rows.  Not for the
+ * dtypes with vector rows: their frow and rows kernels (DEF_VROWS) take
+ * the contiguous rows and pass only strided ones on, so the scalar
+ * kernels keep only their strided loop. */
+#define CONTIG_ROWS_b 1
+#define CONTIG_ROWS_f16 1
+#define CONTIG_ROWS_bf16 1
+#define CONTIG_ROWS_u8 0
+#define CONTIG_ROWS_i8 0
+#define CONTIG_ROWS_i16 0
+#define CONTIG_ROWS_u16 0
+#define CONTIG_ROWS_i32 0
+#define CONTIG_ROWS_u32 0
+#define CONTIG_ROWS_i64 0
+#define CONTIG_ROWS_u64 0
+#define CONTIG_ROWS_f32 0
+#define CONTIG_ROWS_f64 0
 #define PUT_F(r, x) ((r)->v.d[0] = (double)(x))
 #define PUT_S(r, x) ((r)->v.s[0] = (int64_t)(x))
 #define PUT_U(r, x) ((r)->v.u[0] = (uint64_t)(x))
@@ -2278,7 +2312,7 @@ DEF_CPROD(c128, double)
         V m[8] = {first, first, first, first, first, first, first, first};  \
         int nan = 0;                                                        \
         int64_t i = 0;                                                      \
-        if (s == (int64_t)sizeof(T)) {                                      \
+        if (CONTIG_ROWS_##N && s == (int64_t)sizeof(T)) {                   \
             const T *q = (const T *)p;                                      \
             for (; i + 8 <= n; i += 8) {                                    \
                 for (int k = 0; k < 8; k++) {                               \
@@ -2297,7 +2331,7 @@ DEF_CPROD(c128, double)
         for (int k = 1; k < 8; k++) {                                       \
             r = m[k] CMP r ? m[k] : r;                                      \
         }                                                                   \
-        if (nan) {                                                          \
+        if (HAS_NAN_##ISNAN && nan) {                                       \
             for (i = 0; i < n; i++) {                                       \
                 const V x = LD(*(const T *)(p + i * s));                    \
                 if (ISNAN(x)) {                                             \
@@ -2415,7 +2449,7 @@ _Static_assert(TL_REDUCE_RCHUNK <= UINT32_MAX,
     {                                                                       \
         V best = LD(*(const T *)p);                                         \
         int64_t bi = 0;                                                     \
-        if (s == (int64_t)sizeof(T)) {                                      \
+        if (CONTIG_ROWS_##N && s == (int64_t)sizeof(T)) {                   \
             const T *q = (const T *)p;                                      \
             for (int64_t i = 1; i < n; i++) {                               \
                 const V x = LD(q[i]);                                       \
@@ -4676,11 +4710,7 @@ DEF_ANYALL_BOTH_S(c128, tl_c128, NZ_Z)
 DEF_ISUM_NAMED(cnz, b, uint8_t, CNZ_ID)
 DEF_ISUM_NAMED(cnz, i8, uint8_t, CNZ_ID)
 DEF_ISUM_NAMED(cnz, i16, uint16_t, CNZ_ID)
-DEF_ISUM_NAMED(cnz, i32, uint32_t, CNZ_ID)
-DEF_ISUM_NAMED(cnz, i64, uint64_t, CNZ_ID)
 DEF_ISUM_NAMED(cnz, h, uint16_t, CNZ_H)
-DEF_ISUM_NAMED(cnz, f32, float, CNZ_ID)
-DEF_ISUM_NAMED(cnz, f64, double, CNZ_ID)
 DEF_ISUM_NAMED(cnz, c64, tl_c64, CNZ_C)
 DEF_ISUM_NAMED(cnz, c128, tl_c128, CNZ_Z)
 
@@ -4689,7 +4719,8 @@ DEF_ISUM_NAMED(cnz, c128, tl_c128, CNZ_Z)
  * (int32 or float32, 2^22 elements or rows of 2048^2, one thread: 0.50-0.55
  * -> 0.24 ms; NumPy's int32 0.37). A row reaching a row kernel holds at most
  * TL_REDUCE_RCHUNK elements, so a lane cannot wrap. Counts are exact: the
- * lane order changes nothing. */
+ * lane order changes nothing.  Their rows and cols are DEF_ISUM_ROWCOLS's,
+ * contiguous rows through these lanes. */
 _Static_assert(TL_REDUCE_RCHUNK <= UINT32_MAX,
                "count_nonzero's row lanes are uint32");
 /* 64-bit elements count in uint64 lanes the same way (a compare gives a
@@ -4720,16 +4751,7 @@ _Static_assert(TL_REDUCE_RCHUNK <= UINT32_MAX,
     }                                                                       \
     DISPATCHED(cnzv_##N, (const T *q, int64_t n, uint64_t *out),           \
                (q, n, out))                                                 \
-    static void cnz_frow_##N(const char *p, int64_t n, int64_t s,            \
-                             int64_t idx0, const tl_racc *aux,               \
-                             tl_racc *res)                                   \
-    {                                                                       \
-        if (s != (int64_t)sizeof(T)) {                                      \
-            cnz_row_##N(p, n, s, idx0, aux, res);                           \
-            return;                                                         \
-        }                                                                   \
-        cnzv_##N((const T *)p, n, &res->v.u[0]);                           \
-    }
+    DEF_ISUM_ROWCOLS(cnz, N, T, CNZ_ID, cnzv_##N)
 DEF_CNZ32(i32, uint32_t)
 DEF_CNZ32(f32, float)
 DEF_CNZ64(i64, uint64_t)
@@ -6549,14 +6571,11 @@ ANYALL_TABLE(all, comb_u_and, 0)
 #define CNZ(N, DN)                                                          \
     [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, cnz_row_##N,      \
                         cnz_cols_##N, fin_u)
-#define CNZF(N, DN)                                                         \
-    [TL_DTYPE_##DN] = K(TL_DTYPE_INT64, true, comb_u_add, cnz_frow_##N,     \
-                        cnz_cols_##N, fin_u)
 static const tl_rkernel cnz_k[TL_DTYPE_COUNT] = {
     CNZ(b, BOOL), CNZ(i8, UINT8), CNZ(i8, INT8), CNZ(i16, INT16),
-    CNZ(i16, UINT16), CNZF(i32, INT32), CNZF(i32, UINT32), CNZF(i64, INT64),
-    CNZF(i64, UINT64), CNZ(h, FLOAT16), CNZ(h, BFLOAT16), CNZF(f32, FLOAT32),
-    CNZF(f64, FLOAT64), CNZ(c64, COMPLEX64), CNZ(c128, COMPLEX128),
+    CNZ(i16, UINT16), CNZ(i32, INT32), CNZ(i32, UINT32), CNZ(i64, INT64),
+    CNZ(i64, UINT64), CNZ(h, FLOAT16), CNZ(h, BFLOAT16), CNZ(f32, FLOAT32),
+    CNZ(f64, FLOAT64), CNZ(c64, COMPLEX64), CNZ(c128, COMPLEX128),
 };
 
 #define VAR(N, DN)                                                          \
