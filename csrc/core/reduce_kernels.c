@@ -2301,8 +2301,9 @@ DEF_CPROD(c128, double)
 #define GET_S(r) ((r)->v.s[0])
 #define GET_U(r) ((r)->v.u[0])
 
-/* NaN-propagating max (CMP >) or min (CMP <).  Contiguous runs take 8
- * lanes with a separate NaN flag, which vectorises. */
+/* NaN-propagating max (CMP >) or min (CMP <).  Contiguous runs (of the
+ * dtypes with CONTIG_ROWS_N) take 8 lanes with a separate NaN flag,
+ * which vectorises. */
 #define DEF_MINMAX(NAME, CMP, N, T, V, LD, ISNAN, PUT, GET)                 \
     static void NAME##_row_##N(const char *p, int64_t n, int64_t s,          \
                                int64_t idx0, const tl_racc *aux,             \
@@ -2936,13 +2937,13 @@ DEF_ARG_F(f64, double, LDID)
  * vector pass's setup, its alignment head and its tail had cost several
  * nanoseconds a row, where a row of 4 is three compares (one thread,
  * Zen 5: max over dim 1 of (2^20, 4) float32 4.2 ms, PyTorch 3.0; int32
- * 2.6, PyTorch 1.4).  The
- * loads are memcpy (a tensor's data need not be aligned to its element);
- * a row with a NaN answers its first NaN, as the vector pass does.  A loop
- * over the length at run time instead measured up to twice as slow for
- * int32 (Zen 3, amax of rows of 2-8, argmax of rows of 8).  The tiny rows
- * run in the dispatcher, not in each ISA clone: the same scalar code
- * twice had been 3,500 more branches in the gcov build. */
+ * 2.6, PyTorch 1.4).  The loads are memcpy (a tensor's data need not be
+ * aligned to its element); a row with a NaN answers its first NaN, as
+ * the vector pass does.  A loop over the length at run time instead
+ * measured up to twice as slow for int32 (Zen 3, amax of rows of 2-8,
+ * argmax of rows of 8).  The tiny rows run in the dispatcher, not in each
+ * ISA clone: the same scalar code twice had been 3,500 more branches in
+ * the gcov build. */
 /* The start of row j of a run of tiny rows, q, its lines prefetched
  * ahead like the vector rows' (pf_: ROW_RUN_PF_DECL). */
 #define TINY_ROW_AT(q, j)                                                   \
